@@ -1,0 +1,318 @@
+// jiasu.Array: metadata, views, host transfers, and the two interchange protocols (CUDA Array Interface
+// v3 and DLPack), both ways.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <memory>
+
+#include "common.hpp"
+#include "runtime/stream.hpp"
+#include "support/error.hpp"
+
+namespace jiasu::py {
+namespace {
+
+constexpr int kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
+
+nb::object& numpy() {
+  static nb::object* module = new nb::object(nb::module_::import_("numpy"));
+  return *module;
+}
+
+// Keeps a Python object alive from C++, dropping the reference with the GIL held.
+std::shared_ptr<void> keep_alive(nb::handle obj) {
+  obj.inc_ref();
+  return std::shared_ptr<void>(obj.ptr(), [](void* p) {
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(p));
+  });
+}
+
+uintptr_t host_address(nb::handle host_array) {
+  nb::object data = host_array.attr("__array_interface__")["data"];
+  return nb::cast<uintptr_t>(data[0]);
+}
+
+int device_of_pointer(cu::CUdeviceptr ptr) {
+  int device = ptr ? pointer_device(ptr) : -1;
+  return device >= 0 ? device : current_device();
+}
+
+Array from_cuda_array_interface(nb::handle obj) {
+  nb::dict cai = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
+  DType dtype = dtype_from_typestr(nb::cast<std::string>(cai["typestr"]));
+  Shape shape = shape_from(cai["shape"]);
+  Layout layout = contiguous_layout(shape, itemsize(dtype));
+  if (cai.contains("strides") && !cai["strides"].is_none()) layout.strides = shape_from(cai["strides"]);
+  if (cai.contains("mask") && !cai["mask"].is_none())
+    throw BadArgument("masked __cuda_array_interface__ arrays are not supported");
+  auto ptr = static_cast<cu::CUdeviceptr>(nb::cast<uintptr_t>(nb::tuple(cai["data"])[0]));
+  // The producer's pending work must finish before we touch the memory (CAI v3 'stream').
+  if (cai.contains("stream") && !cai["stream"].is_none()) {
+    auto s = nb::cast<uintptr_t>(cai["stream"]);
+    if (s != 1 && s != 2)
+      cu::check(cu::driver().cuStreamSynchronize(reinterpret_cast<cu::CUstream>(s)), "cuStreamSynchronize");
+  }
+  int64_t begin = layout.span_begin();
+  auto memory = adopt_device_memory(ptr + begin, layout.span_end() - begin, device_of_pointer(ptr), keep_alive(obj));
+  layout.offset -= begin;
+  return Array(dtype, layout, memory);
+}
+
+Array from_dlpack_object(nb::handle obj) {
+  nb::ndarray<> nd = nb::cast<nb::ndarray<>>(obj);
+  int type = nd.device_type();
+  if (type != kDLCUDA && type != kDLCUDAManaged && type != kDLCUDAHost)
+    throw BadArgument(std::string("expected a CUDA array but got a ") + python_type_name(obj) + " on the " +
+                      (type == kDLCPU ? "CPU" : "device type " + std::to_string(type)) +
+                      "; use jiasu.asarray(x) to copy host data to the GPU");
+  DType dtype = dtype_from_dlpack(nd.dtype().code, nd.dtype().bits);
+  Shape shape(nd.ndim());
+  Layout layout;
+  for (size_t i = 0; i < nd.ndim(); ++i) shape[i] = nd.shape(i);
+  layout = contiguous_layout(shape, itemsize(dtype));
+  if (nd.stride_ptr())
+    for (size_t i = 0; i < nd.ndim(); ++i) layout.strides[i] = nd.stride(i) * layout.itemsize;
+  auto ptr = reinterpret_cast<cu::CUdeviceptr>(nd.data());
+  int device = type == kDLCUDAHost ? current_device() : nd.device_id();
+  auto holder = std::make_shared<nb::ndarray<>>(nd);
+  auto release = std::shared_ptr<void>(holder.get(), [holder](void*) mutable {
+    nb::gil_scoped_acquire gil;
+    holder.reset();
+  });
+  int64_t begin = layout.span_begin();
+  auto memory = adopt_device_memory(ptr + begin, layout.span_end() - begin, device, std::move(release));
+  layout.offset -= begin;
+  return Array(dtype, layout, memory);
+}
+
+nb::dict cuda_array_interface(const Array& a) {
+  const DTypeInfo& t = info(a.dtype());
+  if (!t.typestr[0])
+    throw BadArgument(std::string(t.name) + " has no __cuda_array_interface__ type; use DLPack (__dlpack__)");
+  nb::dict d;
+  d["shape"] = to_tuple(a.shape());
+  d["typestr"] = t.typestr;
+  d["data"] = nb::make_tuple(static_cast<uintptr_t>(a.size() ? a.data() : 0), false);
+  d["strides"] = a.c_contiguous() ? nb::object(nb::none()) : nb::object(to_tuple(a.strides()));
+  d["version"] = 3;
+  d["stream"] = 1;  // jiasu's work runs on the legacy default stream
+  return d;
+}
+
+nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
+  const Array& a = nb::cast<const Array&>(self);
+  // The consumer's stream must wait for work queued on the legacy stream (DLPack's `stream` contract).
+  if (kwargs.contains("stream")) {
+    nb::object s = kwargs["stream"];
+    if (!s.is_none()) {
+      auto handle = nb::cast<intptr_t>(s);
+      if (handle != -1 && handle != 1 && handle != 2) {
+        Event done(a.device(), false);
+        done.record(nullptr);
+        cu::check(cu::driver().cuStreamWaitEvent(reinterpret_cast<cu::CUstream>(handle), done.handle(), 0),
+                  "cuStreamWaitEvent");
+      }
+    }
+    nb::del(kwargs["stream"]);
+  }
+  std::vector<size_t> shape(a.shape().begin(), a.shape().end());
+  std::vector<int64_t> strides(a.ndim());
+  for (int64_t i = 0; i < a.ndim(); ++i) {
+    if (a.strides()[i] % a.layout().itemsize)
+      throw BadValue("this array's strides are not a multiple of its item size; DLPack cannot describe it");
+    strides[i] = a.strides()[i] / a.layout().itemsize;
+  }
+  const DTypeInfo& t = info(a.dtype());
+  nb::dlpack::dtype dtype{t.dlpack_code, static_cast<uint8_t>(t.itemsize * 8), 1};
+  void* data = a.size() ? reinterpret_cast<void*>(a.data()) : nullptr;
+  nb::ndarray<> nd(data, shape.size(), shape.data(), self, strides.data(), dtype, kDLCUDA, a.device());
+  return nd.cast().attr("__dlpack__")(**kwargs);
+}
+
+std::vector<IndexItem> index_items(nb::handle key) {
+  std::vector<IndexItem> items;
+  auto add = [&](nb::handle k) {
+    IndexItem item;
+    if (k.is_none()) {
+      item.kind = IndexItem::NewAxis;
+    } else if (k.ptr() == Py_Ellipsis) {
+      item.kind = IndexItem::Ellipsis;
+    } else if (PySlice_Check(k.ptr())) {
+      item.kind = IndexItem::Slice;
+      auto part = [](nb::handle v) { return v.is_none() ? std::nullopt : std::optional<int64_t>(nb::cast<int64_t>(v)); };
+      item.start = part(k.attr("start"));
+      item.stop = part(k.attr("stop"));
+      item.step = part(k.attr("step"));
+    } else if (PyIndex_Check(k.ptr()) && !PyBool_Check(k.ptr())) {
+      item.index = nb::cast<int64_t>(nb::steal(PyNumber_Index(k.ptr())));
+    } else {
+      throw OutOfRange("only integers, slices (':'), ellipsis ('...') and None are valid indices of a "
+                       "jiasu.Array, not " + python_type_name(k));
+    }
+    items.push_back(item);
+  };
+  if (nb::isinstance<nb::tuple>(key))
+    for (nb::handle k : nb::borrow<nb::tuple>(key)) add(k);
+  else
+    add(key);
+  return items;
+}
+
+nb::object get(const Array& a, nb::handle stream, nb::handle out) {
+  nb::object host = out.is_none() ? numpy().attr("empty")(to_tuple(a.shape()), numpy_dtype(a.dtype())) : nb::borrow(out);
+  if (!out.is_none()) {
+    bool ok = nb::cast<bool>(host.attr("flags")["C_CONTIGUOUS"]) && nb::cast<int64_t>(host.attr("nbytes")) == a.nbytes() &&
+              host.attr("dtype").equal(numpy_dtype(a.dtype()));
+    if (!ok) throw BadValue("out must be a C-contiguous NumPy array with this array's dtype and size");
+  }
+  void* ptr = reinterpret_cast<void*>(host_address(host));
+  cu::CUstream s = stream_handle(stream);
+  {
+    nb::gil_scoped_release unlocked;
+    a.copy_to_host(ptr, s, s == nullptr);
+  }
+  return host;
+}
+
+void set(const Array& a, nb::handle value, nb::handle stream) {
+  nb::object host = numpy().attr("ascontiguousarray")(value, numpy_dtype(a.dtype()));
+  Shape shape = shape_from(host.attr("shape"));
+  if (shape != a.shape()) {
+    // NumPy broadcasting for the usual cases (a scalar, a row): let NumPy expand it on the host.
+    host = numpy().attr("ascontiguousarray")(numpy().attr("broadcast_to")(host, to_tuple(a.shape())));
+  }
+  const void* ptr = reinterpret_cast<const void*>(host_address(host));
+  cu::CUstream s = stream_handle(stream);
+  nb::gil_scoped_release unlocked;
+  a.copy_from_host(ptr, s, s == nullptr);
+}
+
+}  // namespace
+
+nb::tuple to_tuple(const Shape& values) {
+  nb::list list;
+  for (int64_t v : values) list.append(v);
+  return nb::tuple(list);
+}
+
+Shape shape_from(nb::handle shape) {
+  if (PyIndex_Check(shape.ptr())) return {nb::cast<int64_t>(nb::steal(PyNumber_Index(shape.ptr())))};
+  Shape out;
+  for (nb::handle d : shape) {
+    if (!PyIndex_Check(d.ptr())) throw BadArgument("shape entries must be integers, not " + python_type_name(d));
+    out.push_back(nb::cast<int64_t>(nb::steal(PyNumber_Index(d.ptr()))));
+  }
+  return out;
+}
+
+nb::object numpy_dtype(DType dtype) {
+  static nb::object* cache[kDTypeCount] = {};
+  nb::object*& slot = cache[static_cast<int>(dtype)];
+  if (!slot) {
+    nb::object type = dtype == DType::BFloat16 ? nb::module_::import_("ml_dtypes").attr("bfloat16")
+                                               : nb::object(nb::str(info(dtype).name));
+    slot = new nb::object(numpy().attr("dtype")(type));
+  }
+  return *slot;
+}
+
+DType dtype_from_object(nb::handle dtype) {
+  if (nb::isinstance<nb::str>(dtype)) return dtype_from_name(nb::cast<std::string>(dtype));
+  return dtype_from_name(nb::cast<std::string>(numpy().attr("dtype")(dtype).attr("name")));
+}
+
+Array device_array_from(nb::handle obj) {
+  if (nb::isinstance<Array>(obj)) return nb::cast<const Array&>(obj);
+  if (nb::hasattr(obj, "__dlpack_device__") && nb::hasattr(obj, "__dlpack__")) {
+    int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
+    if (type == kDLCUDA || type == kDLCUDAManaged) return from_dlpack_object(obj);
+    if (!nb::hasattr(obj, "__cuda_array_interface__"))
+      throw BadArgument("expected device memory but got a " + python_type_name(obj) + " on the " +
+                        (type == kDLCPU ? std::string("CPU") : "device type " + std::to_string(type)) +
+                        "; copy it to the GPU first with jiasu.asarray(x)");
+  }
+  if (nb::hasattr(obj, "__cuda_array_interface__")) return from_cuda_array_interface(obj);
+  throw BadArgument("expected device memory (a jiasu.Array or an object with __dlpack__ or "
+                    "__cuda_array_interface__) but got " + python_type_name(obj) +
+                    (nb::hasattr(obj, "__array_interface__") ? "; copy host arrays to the GPU with jiasu.asarray(x)" : ""));
+}
+
+void bind_array(nb::module_& m) {
+  m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+    return Array::empty(shape_from(shape), dtype_from_object(dtype),
+                        device.is_none() ? current_device() : nb::cast<int>(device));
+  }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device") = nb::none());
+  m.def("as_device_array", &device_array_from, nb::arg("obj"),
+        "A zero-copy jiasu.Array over any object with __dlpack__ or __cuda_array_interface__.");
+  m.def("from_dlpack", [](nb::handle obj) {
+    if (nb::isinstance<Array>(obj)) return nb::cast<const Array&>(obj);
+    return from_dlpack_object(obj);
+  }, nb::arg("x"), "A zero-copy jiasu.Array over a DLPack producer on the GPU.");
+
+  nb::class_<Array>(m, "Array", "An n-dimensional array in GPU memory.")
+      .def_prop_ro("shape", [](const Array& a) { return to_tuple(a.shape()); })
+      .def_prop_ro("strides", [](const Array& a) { return to_tuple(a.strides()); })
+      .def_prop_ro("dtype", [](const Array& a) { return numpy_dtype(a.dtype()); })
+      .def_prop_ro("size", &Array::size)
+      .def_prop_ro("ndim", &Array::ndim)
+      .def_prop_ro("nbytes", &Array::nbytes)
+      .def_prop_ro("itemsize", [](const Array& a) { return a.layout().itemsize; })
+      .def_prop_ro("device", [](const Array& a) { return Device{a.device()}; })
+      .def_prop_ro("ptr", [](const Array& a) { return static_cast<uintptr_t>(a.data()); },
+                   "Device address of the first element.")
+      .def_prop_ro("is_c_contiguous", &Array::c_contiguous)
+      .def("__len__", [](const Array& a) {
+        if (a.ndim() == 0) throw BadArgument("len() of a 0-d array");
+        return a.shape()[0];
+      })
+      .def("__getitem__", [](const Array& a, nb::handle key) { return a.index(index_items(key)); })
+      .def("__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
+        Array view = a.index(index_items(key));
+        if (nb::isinstance<Array>(value) || nb::hasattr(value, "__cuda_array_interface__") ||
+            (nb::hasattr(value, "__dlpack_device__") && !nb::hasattr(value, "__array_interface__"))) {
+          Array source = device_array_from(value);
+          if (source.shape() != view.shape() || source.dtype() != view.dtype())
+            throw BadValue("assigning a device array needs the same shape and dtype");
+          Array contiguous = source.c_contiguous() ? source : source.copy();
+          std::vector<unsigned char> host(contiguous.nbytes());
+          nb::gil_scoped_release unlocked;
+          if (view.c_contiguous()) {
+            copy_device_to_device(view.data(), contiguous.data(), view.nbytes(), nullptr, true);
+          } else {
+            contiguous.copy_to_host(host.data());
+            view.copy_from_host(host.data());
+          }
+          return;
+        }
+        set(view, value, nb::none());
+      })
+      .def("reshape", [](const Array& a, nb::args shape) {
+        return a.reshape(shape.size() == 1 ? shape_from(shape[0]) : shape_from(shape));
+      })
+      .def("copy", [](const Array& a) { return a.copy(); }, "A C-contiguous copy on the same device.")
+      .def("get", &get, nb::arg("stream") = nb::none(), nb::arg("out") = nb::none(),
+           "Copy to a NumPy array. With a stream the copy is asynchronous: synchronize before reading.")
+      .def("set", &set, nb::arg("value"), nb::arg("stream") = nb::none(),
+           "Copy host data (anything NumPy can convert, broadcast to this shape) into this array.")
+      .def("_fill_bytes", [](const Array& a, nb::bytes value) {
+        if (static_cast<int64_t>(value.size()) != a.layout().itemsize) throw BadValue("fill value has the wrong size");
+        a.fill(value.data());
+      })
+      .def("free", [](const Array& a) { a.memory()->release(); },
+           "Return the memory now; every view of it becomes unusable.")
+      .def("__array__", [](const Array& a, nb::handle dtype, nb::handle copy) {
+        nb::object host = get(a, nb::none(), nb::none());
+        return dtype.is_none() ? host : host.attr("astype")(dtype);
+      }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
+      .def_prop_ro("__cuda_array_interface__", &cuda_array_interface)
+      .def("__dlpack__", &dlpack)
+      .def("__dlpack_device__", [](const Array& a) { return nb::make_tuple(kDLCUDA, a.device()); })
+      .def("__repr__", [](const Array& a) {
+        std::string body = a.memory()->released() ? std::string("<freed>")
+                                                  : nb::cast<std::string>(nb::repr(get(a, nb::none(), nb::none())));
+        return "jiasu.Array(" + body + ", dtype=" + info(a.dtype()).name + ", device=" + std::to_string(a.device()) + ")";
+      });
+}
+
+}  // namespace jiasu::py

@@ -1,0 +1,56 @@
+// Translates the core's exception hierarchy into the Python classes defined in jiasu/_errors.py.
+#include "common.hpp"
+
+#include "support/error.hpp"
+
+namespace jiasu::py {
+namespace {
+
+// The Python exception classes, registered by jiasu/__init__.py before anything can raise.
+nb::dict& error_types() {
+  static nb::dict* types = new nb::dict();  // leaked on purpose: outlives interpreter teardown order
+  return *types;
+}
+
+void raise(const char* kind, const char* message, nb::handle extra_name = {}, nb::handle extra = {},
+           nb::handle extra_name2 = {}, nb::handle extra2 = {}) {
+  nb::object type = error_types().contains(kind) ? nb::object(error_types()[kind])
+                                                 : nb::borrow(PyExc_RuntimeError);
+  nb::object error = type(nb::str(message));
+  if (extra_name) nb::setattr(error, extra_name, extra);
+  if (extra_name2) nb::setattr(error, extra_name2, extra2);
+  PyErr_SetObject(type.ptr(), error.ptr());
+}
+
+void translate(const std::exception_ptr& error, void*) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const CudaError& e) {
+    const char* kind = dynamic_cast<const OutOfMemoryError*>(&e)    ? "CudaOutOfMemoryError"
+                       : dynamic_cast<const LaunchError*>(&e)       ? "LaunchError"
+                       : dynamic_cast<const InvalidArrayError*>(&e) ? "InvalidArrayError"
+                                                                    : "CudaError";
+    raise(kind, e.what(), nb::str("name"), nb::str(e.name().c_str()), nb::str("code"), nb::int_(e.code()));
+  } catch (const NvrtcError& e) {
+    raise("NvrtcError", e.what(), nb::str("log"), nb::str(e.log().c_str()));
+  } catch (const LibraryNotFound& e) {
+    raise("LibraryNotFoundError", e.what());
+  } catch (const BadArgument& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const BadValue& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const OutOfRange& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const Error& e) {
+    raise("JiasuError", e.what());
+  }
+}
+
+}  // namespace
+
+void bind_errors(nb::module_& m) {
+  nb::register_exception_translator(translate);
+  m.def("_register_errors", [](nb::dict types) { error_types().update(types); });
+}
+
+}  // namespace jiasu::py

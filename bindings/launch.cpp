@@ -1,0 +1,215 @@
+// RawKernel, SourceModule and the launch path: Python arguments are classified and packed in C++ so
+// that a launch costs little more than cuLaunchKernel itself.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <climits>
+
+#include "common.hpp"
+#include "program/source_module.hpp"
+#include "support/error.hpp"
+
+namespace jiasu::py {
+namespace {
+
+PyTypeObject* array_type = nullptr;
+PyObject* numpy_generic = nullptr;
+
+Dim3 dim3_from(nb::handle value, const char* what) {
+  unsigned v[3] = {1, 1, 1};
+  auto one = [&](nb::handle item, int i) {
+    if (!PyIndex_Check(item.ptr()) || PyBool_Check(item.ptr()))
+      throw BadArgument(std::string(what) + " must be an int or a tuple of up to 3 ints, not " + python_type_name(item));
+    long long x = PyLong_AsLongLong(item.ptr());
+    if (x == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      x = LLONG_MAX;
+    }
+    if (x < 1 || x > UINT_MAX)
+      throw LaunchError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                        std::string(what) + " dimensions must be between 1 and " + std::to_string(UINT_MAX) +
+                            ", not " + std::to_string(x));
+    v[i] = static_cast<unsigned>(x);
+  };
+  if (PyLong_CheckExact(value.ptr())) {
+    one(value, 0);
+  } else if (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr())) {
+    nb::sequence seq = nb::borrow<nb::sequence>(value);
+    size_t n = nb::len(seq);
+    if (n < 1 || n > 3) throw BadArgument(std::string(what) + " must have 1 to 3 dimensions");
+    for (size_t i = 0; i < n; ++i) one(seq[i], static_cast<int>(i));
+  } else {
+    one(value, 0);
+  }
+  return {v[0], v[1], v[2]};
+}
+
+void add_pointer(LaunchArgs& args, const Array& array, const Kernel& kernel) {
+  if (array.device() != kernel.device())
+    throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
+                            "argument " + std::to_string(args.count()) + " lives on device " +
+                                std::to_string(array.device()) + " but kernel '" + kernel.name() +
+                                "' runs on device " + std::to_string(kernel.device()));
+  cu::CUdeviceptr ptr = array.size() ? array.data() : 0;
+  if (!array.size()) array.memory()->ptr();  // still reject a freed array
+  args.add(&ptr, sizeof ptr, sizeof ptr, "a device array");
+}
+
+// Python int and float take the size of the parameter they fill (int32 for a 4-byte one, ...), so
+// `n` can be passed as a plain int; without a known layout they are int64 and double, as in CuPy.
+void add_python_number(LaunchArgs& args, nb::handle value) {
+  size_t want = args.next_size();
+  if (PyFloat_CheckExact(value.ptr())) {
+    double v = PyFloat_AS_DOUBLE(value.ptr());
+    if (want == 4) {
+      float f = static_cast<float>(v);
+      args.add(&f, 4, 4, "a Python float");
+    } else {
+      args.add(&v, 8, 8, "a Python float");
+    }
+    return;
+  }
+  long long v = PyLong_AsLongLong(value.ptr());
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    unsigned long long u = PyLong_AsUnsignedLongLong(value.ptr());
+    if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw BadValue("argument " + std::to_string(args.count()) + " is an int too large for 64 bits");
+    }
+    args.add(&u, 8, 8, "a Python int");
+    return;
+  }
+  const char* what = PyBool_Check(value.ptr()) ? "a Python bool" : "a Python int";
+  auto fits = [&](long long lo, long long hi) {
+    if (v < lo || v > hi)
+      throw BadValue("argument " + std::to_string(args.count()) + " = " + std::to_string(v) + " does not fit the " +
+                     std::to_string(want) + "-byte parameter it fills");
+  };
+  switch (want) {
+    case 1: { fits(INT8_MIN, UINT8_MAX); auto x = static_cast<int8_t>(v); args.add(&x, 1, 1, what); break; }
+    case 2: { fits(INT16_MIN, UINT16_MAX); auto x = static_cast<int16_t>(v); args.add(&x, 2, 2, what); break; }
+    case 4: { fits(INT32_MIN, UINT32_MAX); auto x = static_cast<int32_t>(v); args.add(&x, 4, 4, what); break; }
+    default: args.add(&v, 8, 8, what); break;
+  }
+}
+
+void add_argument(LaunchArgs& args, nb::handle value, const Kernel& kernel) {
+  PyObject* o = value.ptr();
+  if (Py_TYPE(o) == array_type) return add_pointer(args, *nb::inst_ptr<Array>(value), kernel);
+  if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) return add_python_number(args, value);
+  if (numpy_generic && PyObject_IsInstance(o, numpy_generic) == 1) {
+    // A NumPy scalar is passed as exactly its C type; its buffer holds the value.
+    Py_buffer view;
+    if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
+    std::string what = "a " + python_type_name(value);
+    try {
+      args.add(view.buf, view.len, std::min<size_t>(view.len, 8), what.c_str());
+    } catch (...) {
+      PyBuffer_Release(&view);
+      throw;
+    }
+    PyBuffer_Release(&view);
+    return;
+  }
+  try {
+    return add_pointer(args, device_array_from(value), kernel);
+  } catch (const BadArgument& e) {
+    throw BadArgument("argument " + std::to_string(args.count()) + " of kernel '" + kernel.name() + "': " +
+                      e.what() + ". Kernel arguments are device arrays, NumPy scalars, int, float or bool");
+  }
+}
+
+void launch(Kernel& kernel, nb::handle grid, nb::handle block, nb::handle args, size_t shared_mem, nb::handle stream) {
+  if (!PyTuple_Check(args.ptr()) && !PyList_Check(args.ptr()))
+    throw BadArgument("kernel arguments must be a tuple, not " + python_type_name(args));
+  Dim3 g = dim3_from(grid, "grid"), b = dim3_from(block, "block");
+  static thread_local LaunchArgs packed;  // reuses its buffer from launch to launch
+  packed.begin(kernel);
+  nb::sequence seq = nb::borrow<nb::sequence>(args);
+  for (nb::handle value : seq) add_argument(packed, value, kernel);
+  packed.finish();
+  kernel.launch(g, b, packed.data(), packed.size(), shared_mem, stream_handle(stream));
+}
+
+nb::dict attributes(const Kernel& kernel) {
+  const KernelAttributes& a = kernel.attributes();
+  nb::dict d;
+  d["registers"] = a.registers;
+  d["local_bytes"] = a.local_bytes;
+  d["static_shared_bytes"] = a.static_shared_bytes;
+  d["max_threads_per_block"] = a.max_threads_per_block;
+  return d;
+}
+
+// A kernel compiled from source on first call, for the device current at that call.
+class RawKernel {
+ public:
+  RawKernel(std::string code, std::string name, std::vector<std::string> options)
+      : module_(std::make_shared<SourceModule>(std::move(code), std::move(options), "jiasu_raw_kernel.cu")),
+        name_(std::move(name)) {}
+
+  Kernel& kernel() {
+    int device = current_device();
+    if (device != device_ || !kernel_) {
+      kernel_ = module_->kernel(name_, device);
+      device_ = device;
+    }
+    return *kernel_;
+  }
+  const std::string& name() const { return name_; }
+  const std::string& code() const { return module_->source(); }
+
+ private:
+  std::shared_ptr<SourceModule> module_;
+  std::string name_;
+  std::shared_ptr<Kernel> kernel_;
+  int device_ = -1;
+};
+
+void require_gpu() {
+  if (device_count() == 0) {
+    cu::driver();  // raises the precise reason (no driver, no device) when there is one
+    throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "CUDA kernels need a GPU, and none is visible");
+  }
+}
+
+}  // namespace
+
+void bind_launch(nb::module_& m) {
+  array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
+  numpy_generic = nb::object(nb::module_::import_("numpy").attr("generic")).release().ptr();
+
+  nb::class_<Kernel>(m, "Kernel", "A compiled CUDA kernel; call as kernel(grid, block, args, shared_mem=0, stream=None).")
+      .def("__call__", &launch, nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("shared_mem") = 0,
+           nb::arg("stream") = nb::none())
+      .def_prop_ro("name", &Kernel::name)
+      .def_prop_ro("attributes", &attributes, "Registers, local (spill) bytes and shared memory per thread/block.")
+      .def("max_active_blocks_per_multiprocessor", &Kernel::max_active_blocks_per_multiprocessor,
+           nb::arg("block_size"), nb::arg("shared_mem") = 0);
+
+  nb::class_<SourceModule>(m, "SourceModule", "CUDA C++ source compiled with NVRTC for the current GPU.")
+      .def("__init__", [](SourceModule* self, std::string source, std::vector<std::string> options, std::string name) {
+        new (self) SourceModule(std::move(source), std::move(options), std::move(name));
+        require_gpu();
+        self->module(current_device());  // compile now, as PyCUDA does, so errors show at once
+      }, nb::arg("source"), nb::arg("options") = std::vector<std::string>(), nb::arg("name") = "jiasu_module.cu")
+      .def("get_function", [](SourceModule& s, const std::string& name) { return s.kernel(name, current_device()); },
+           nb::arg("name"))
+      .def_prop_ro("kernel_names", [](SourceModule& s) { return s.module(current_device())->kernel_names(); });
+
+  nb::class_<RawKernel>(m, "RawKernel", "A CUDA C++ kernel compiled on first call.")
+      .def(nb::init<std::string, std::string, std::vector<std::string>>(), nb::arg("code"), nb::arg("name"),
+           nb::arg("options") = std::vector<std::string>())
+      .def("__call__", [](RawKernel& k, nb::handle grid, nb::handle block, nb::handle args, size_t shared_mem,
+                          nb::handle stream) {
+        if (device_count() == 0) require_gpu();
+        launch(k.kernel(), grid, block, args, shared_mem, stream);
+      }, nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("shared_mem") = 0, nb::arg("stream") = nb::none())
+      .def("compile", [](RawKernel& k) { require_gpu(); k.kernel(); }, "Compile and load now instead of at the first call.")
+      .def_prop_ro("name", &RawKernel::name)
+      .def_prop_ro("code", &RawKernel::code)
+      .def_prop_ro("attributes", [](RawKernel& k) { require_gpu(); return attributes(k.kernel()); });
+}
+
+}  // namespace jiasu::py

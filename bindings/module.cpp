@@ -1,0 +1,11 @@
+// The one extension module, jiasu._core.
+#include "common.hpp"
+
+NB_MODULE(_core, m) {
+  m.doc() = "jiasu's C++ core";
+  m.attr("__version__") = JIASU_VERSION;
+  jiasu::py::bind_errors(m);
+  jiasu::py::bind_runtime(m);
+  jiasu::py::bind_array(m);
+  jiasu::py::bind_launch(m);
+}

@@ -1,0 +1,200 @@
+// Devices, streams, events, pinned memory, library discovery and run-time compilation.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "common.hpp"
+#include "program/source_module.hpp"
+#include "runtime/device.hpp"
+#include "runtime/stream.hpp"
+#include "support/cuda_libraries.hpp"
+#include "support/error.hpp"
+#include "toolchain/disk_cache.hpp"
+#include "toolchain/nvrtc.hpp"
+
+namespace jiasu::py {
+namespace {
+
+int parse_arch(nb::handle arch, CodeKind* kind) {
+  if (arch.is_none()) {
+    *kind = CodeKind::Cubin;
+    return device_properties(current_device()).arch();
+  }
+  if (nb::isinstance<nb::int_>(arch)) return nb::cast<int>(arch);
+  std::string text = nb::cast<std::string>(arch);
+  for (const char* prefix : {"sm_", "compute_"}) {
+    std::string p = prefix;
+    if (text.rfind(p, 0) == 0) {
+      *kind = p == "sm_" ? CodeKind::Cubin : CodeKind::Ptx;
+      try {
+        return std::stoi(text.substr(p.size()));
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  throw BadValue("arch must look like 'sm_90', 'compute_90' or 90, not '" + text + "'");
+}
+
+nb::dict library_report(const std::string& name) {
+  nb::dict out;
+  if (name == "driver") {
+    const auto& d = cu::driver();
+    out["path"] = d.path;
+    out["source"] = "system";
+    out["version"] = std::to_string(d.version / 1000) + "." + std::to_string(d.version % 1000 / 10);
+    return out;
+  }
+  LibraryReport r = inspect_cuda_library(name);
+  out["path"] = r.library.path;
+  out["source"] = r.library.source;
+  out["version"] = r.version;
+  return out;
+}
+
+}  // namespace
+
+cu::CUstream stream_handle(nb::handle stream) {
+  if (stream.is_none()) return nullptr;
+  if (nb::isinstance<Stream>(stream)) return nb::inst_ptr<Stream>(stream)->handle();
+  if (nb::isinstance<nb::int_>(stream)) return reinterpret_cast<cu::CUstream>(nb::cast<uintptr_t>(stream));
+  throw BadArgument("stream must be None, a jiasu.Stream or a CUstream address (int), not " +
+                    python_type_name(stream));
+}
+
+void bind_runtime(nb::module_& m) {
+  m.def("set_wheel_roots", &set_wheel_roots, "Folders where NVIDIA's pip wheels may be installed.");
+  m.def("device_count", &device_count);
+  m.def("current_device", &current_device);
+  m.def("set_device", &set_current_device);
+  m.def("synchronize", [](nb::handle device) {
+    nb::gil_scoped_release unlocked;
+    synchronize_device(device.is_none() ? current_device() : nb::cast<int>(device));
+  }, nb::arg("device") = nb::none());
+  m.def("library_info", &library_report, nb::arg("name"),
+        "Path, origin and version of 'driver', 'nvrtc', 'cudnn', 'cublas' or 'nccl'; raises when missing.");
+  m.def("cache_dir", &default_cache_dir);
+
+  m.def("compile_cuda", [](const std::string& source, nb::handle arch, nb::handle output,
+                           const std::vector<std::string>& options, const std::string& file_name) {
+    CudaCompileRequest request;
+    request.source = source;
+    request.file_name = file_name;
+    request.options = options;
+    request.kind = CodeKind::Ptx;
+    request.arch = parse_arch(arch, &request.kind);
+    if (!output.is_none()) {
+      std::string o = nb::cast<std::string>(output);
+      if (o != "ptx" && o != "cubin") throw BadValue("output must be 'ptx' or 'cubin', not '" + o + "'");
+      request.kind = o == "ptx" ? CodeKind::Ptx : CodeKind::Cubin;
+    }
+    CompiledCode code;
+    {
+      nb::gil_scoped_release unlocked;
+      code = compile_cuda(request, &compile_cache());
+    }
+    return nb::bytes(code.image.data(), code.image.size());
+  }, nb::arg("source"), nb::arg("arch") = nb::none(), nb::arg("output") = nb::none(),
+     nb::arg("options") = std::vector<std::string>(), nb::arg("name") = "jiasu_module.cu");
+
+  nb::class_<Device>(m, "Device", "A CUDA device and its properties.")
+      .def("__init__", [](Device* self, int ordinal) {
+        device_properties(ordinal);  // validates the ordinal
+        new (self) Device{ordinal};
+      }, nb::arg("ordinal") = 0)
+      .def_ro("id", &Device::ordinal)
+      .def_prop_ro("name", [](const Device& d) { return d.props().name; })
+      .def_prop_ro("compute_capability", [](const Device& d) {
+        return nb::make_tuple(d.props().compute_capability_major, d.props().compute_capability_minor);
+      })
+      .def_prop_ro("arch", [](const Device& d) { return "sm_" + std::to_string(d.props().arch()); })
+      .def_prop_ro("multiprocessor_count", [](const Device& d) { return d.props().multiprocessor_count; })
+      .def_prop_ro("total_memory", [](const Device& d) { return d.props().total_memory; })
+      .def_prop_ro("l2_cache_size", [](const Device& d) { return d.props().l2_cache_size; })
+      .def_prop_ro("warp_size", [](const Device& d) { return d.props().warp_size; })
+      .def_prop_ro("max_threads_per_block", [](const Device& d) { return d.props().max_threads_per_block; })
+      .def_prop_ro("max_block_dim", [](const Device& d) {
+        auto& p = d.props();
+        return nb::make_tuple(p.max_block_dim[0], p.max_block_dim[1], p.max_block_dim[2]);
+      })
+      .def_prop_ro("max_grid_dim", [](const Device& d) {
+        auto& p = d.props();
+        return nb::make_tuple(p.max_grid_dim[0], p.max_grid_dim[1], p.max_grid_dim[2]);
+      })
+      .def_prop_ro("max_shared_memory_per_block", [](const Device& d) { return d.props().max_shared_memory_per_block; })
+      .def_prop_ro("max_shared_memory_per_block_optin",
+                   [](const Device& d) { return d.props().max_shared_memory_per_block_optin; })
+      .def_prop_ro("max_shared_memory_per_multiprocessor",
+                   [](const Device& d) { return d.props().max_shared_memory_per_multiprocessor; })
+      .def_prop_ro("max_threads_per_multiprocessor",
+                   [](const Device& d) { return d.props().max_threads_per_multiprocessor; })
+      .def_prop_ro("max_registers_per_block", [](const Device& d) { return d.props().max_registers_per_block; })
+      .def_prop_ro("total_constant_memory", [](const Device& d) { return d.props().total_constant_memory; })
+      .def_prop_ro("clock_rate_khz", [](const Device& d) { return d.props().clock_rate_khz; })
+      .def_prop_ro("memory_clock_rate_khz", [](const Device& d) { return d.props().memory_clock_rate_khz; })
+      .def_prop_ro("memory_bus_width", [](const Device& d) { return d.props().memory_bus_width; })
+      .def_prop_ro("pci_bus_id", [](const Device& d) { return d.props().pci_bus_id; })
+      .def("memory_info", [](const Device& d) {
+        MemoryInfo info = jiasu::memory_info(d.ordinal);
+        return nb::make_tuple(info.free, info.total);
+      }, "(free, total) bytes of device memory.")
+      .def("synchronize", [](const Device& d) {
+        nb::gil_scoped_release unlocked;
+        synchronize_device(d.ordinal);
+      })
+      .def("use", [](const Device& d) { set_current_device(d.ordinal); }, "Make this the current device.")
+      .def("__eq__", [](const Device& a, nb::handle b) {
+        return nb::isinstance<Device>(b) && nb::inst_ptr<Device>(b)->ordinal == a.ordinal;
+      })
+      .def("__hash__", [](const Device& d) { return d.ordinal; })
+      .def("__repr__", [](const Device& d) {
+        return "<jiasu.Device " + std::to_string(d.ordinal) + ": " + d.props().name + ", sm_" +
+               std::to_string(d.props().arch()) + ">";
+      });
+
+  nb::class_<Event>(m, "Event", "A CUDA event, for ordering streams and timing.")
+      .def("__init__", [](Event* self, bool timing) { new (self) Event(current_device(), timing); },
+           nb::arg("timing") = true)
+      .def("record", [](Event& e, nb::handle stream) {
+        e.record(stream_handle(stream));
+        return nb::none();
+      }, nb::arg("stream") = nb::none())
+      .def("synchronize", [](const Event& e) {
+        nb::gil_scoped_release unlocked;
+        e.synchronize();
+      })
+      .def_prop_ro("done", &Event::done)
+      .def("elapsed_time", &Event::elapsed_ms, nb::arg("end"), "Milliseconds from this event to `end`.")
+      .def_prop_ro("ptr", [](const Event& e) { return reinterpret_cast<uintptr_t>(e.handle()); });
+
+  nb::class_<Stream>(m, "Stream", "A CUDA stream.")
+      .def("__init__", [](Stream* self, bool non_blocking, int priority) {
+        new (self) Stream(current_device(), non_blocking, priority);
+      }, nb::arg("non_blocking") = false, nb::arg("priority") = 0)
+      .def("synchronize", [](const Stream& s) {
+        nb::gil_scoped_release unlocked;
+        s.synchronize();
+      })
+      .def_prop_ro("done", &Stream::done)
+      .def("wait_event", &Stream::wait, nb::arg("event"))
+      .def("record", [](const Stream& s) {
+        auto* e = new Event(s.device(), true);
+        e->record(s.handle());
+        return e;
+      }, nb::rv_policy::take_ownership, "Record a new timing event on this stream and return it.")
+      .def_prop_ro("device", [](const Stream& s) { return s.device(); })
+      .def_prop_ro("ptr", [](const Stream& s) { return reinterpret_cast<uintptr_t>(s.handle()); });
+
+  nb::class_<PinnedBuffer>(m, "PinnedBuffer", "Page-locked host memory.")
+      .def(nb::init<size_t>(), nb::arg("nbytes"))
+      .def_prop_ro("ptr", [](const PinnedBuffer& b) { return reinterpret_cast<uintptr_t>(b.data()); })
+      .def_prop_ro("nbytes", &PinnedBuffer::bytes)
+      .def_prop_ro("__array_interface__", [](const PinnedBuffer& b) {
+        nb::dict d;
+        d["shape"] = nb::make_tuple(b.bytes());
+        d["typestr"] = "|u1";
+        d["data"] = nb::make_tuple(reinterpret_cast<uintptr_t>(b.data()), false);
+        d["version"] = 3;
+        return d;
+      });
+}
+
+}  // namespace jiasu::py

@@ -1,0 +1,81 @@
+#include "array/array.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "runtime/device.hpp"
+#include "support/error.hpp"
+
+namespace jiasu {
+namespace {
+
+// The layout of `layout`'s elements relative to the first byte they span.
+Layout rebased(Layout layout) {
+  layout.offset -= layout.span_begin();
+  return layout;
+}
+
+}  // namespace
+
+Array::Array(DType dtype, Layout layout, std::shared_ptr<Allocation> memory)
+    : dtype_(dtype), layout_(std::move(layout)), memory_(std::move(memory)) {}
+
+Array Array::empty(const Shape& shape, DType dtype, int device) {
+  Layout layout = contiguous_layout(shape, itemsize(dtype));
+  return Array(dtype, layout, allocate_device(device, layout.size() * layout.itemsize));
+}
+
+void Array::copy_to_host(void* host, cu::CUstream stream, bool sync) const {
+  if (size() == 0) return;
+  activate(device());
+  if (c_contiguous()) {
+    copy_device_to_host(host, data(), nbytes(), stream, sync);
+    return;
+  }
+  int64_t begin = layout_.span_begin();
+  std::vector<unsigned char> span(layout_.span_end() - begin);
+  copy_device_to_host(span.data(), memory_->ptr() + begin, span.size(), stream, true);
+  strided_copy(span.data(), rebased(layout_), host, contiguous_layout(shape(), layout_.itemsize));
+}
+
+void Array::copy_from_host(const void* host, cu::CUstream stream, bool sync) const {
+  if (size() == 0) return;
+  activate(device());
+  if (c_contiguous()) {
+    copy_host_to_device(data(), host, nbytes(), stream, sync);
+    return;
+  }
+  // Read-modify-write of the spanned bytes keeps the elements between the view's own intact.
+  int64_t begin = layout_.span_begin();
+  std::vector<unsigned char> span(layout_.span_end() - begin);
+  copy_device_to_host(span.data(), memory_->ptr() + begin, span.size(), stream, true);
+  strided_copy(host, contiguous_layout(shape(), layout_.itemsize), span.data(), rebased(layout_));
+  copy_host_to_device(memory_->ptr() + begin, span.data(), span.size(), stream, true);
+}
+
+Array Array::copy(cu::CUstream stream) const {
+  Array out = empty(shape(), dtype_, device());
+  if (size() == 0) return out;
+  if (c_contiguous()) {
+    copy_device_to_device(out.data(), data(), nbytes(), stream, false);
+  } else {
+    std::vector<unsigned char> host(nbytes());
+    copy_to_host(host.data(), stream, true);
+    out.copy_from_host(host.data(), stream, true);
+  }
+  return out;
+}
+
+void Array::fill(const void* value, cu::CUstream stream) const {
+  if (size() == 0) return;
+  activate(device());
+  if (c_contiguous()) {
+    fill_device(data(), value, layout_.itemsize, size(), stream);
+    return;
+  }
+  std::vector<unsigned char> host(nbytes());
+  for (size_t i = 0; i < host.size(); i += layout_.itemsize) std::memcpy(&host[i], value, layout_.itemsize);
+  copy_from_host(host.data(), stream, true);
+}
+
+}  // namespace jiasu

@@ -1,0 +1,61 @@
+// Devices, their properties, and the primary context each thread works in.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "runtime/driver.hpp"
+
+namespace jiasu {
+
+struct DeviceProperties {
+  int ordinal = 0;
+  std::string name;
+  std::string pci_bus_id;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int multiprocessor_count = 0;
+  size_t total_memory = 0;
+  int l2_cache_size = 0;
+  int warp_size = 0;
+  int max_threads_per_block = 0;
+  int max_block_dim[3] = {0, 0, 0};
+  int max_grid_dim[3] = {0, 0, 0};
+  int max_shared_memory_per_block = 0;
+  int max_shared_memory_per_block_optin = 0;
+  int max_shared_memory_per_multiprocessor = 0;
+  int max_threads_per_multiprocessor = 0;
+  int max_blocks_per_multiprocessor = 0;
+  int max_registers_per_block = 0;
+  int max_registers_per_multiprocessor = 0;
+  int total_constant_memory = 0;
+  int clock_rate_khz = 0;
+  int memory_clock_rate_khz = 0;
+  int memory_bus_width = 0;
+  bool memory_pools_supported = false;
+  int arch() const { return compute_capability_major * 10 + compute_capability_minor; }
+};
+
+// 0 when there is no usable driver or GPU; never throws.
+int device_count();
+
+// Cached per device; throws CudaError(CUDA_ERROR_INVALID_DEVICE) for a bad ordinal.
+const DeviceProperties& device_properties(int ordinal);
+
+// The device this thread works on (default 0), as with cudaSetDevice.
+int current_device();
+void set_current_device(int ordinal);
+
+// Makes `ordinal`'s primary context current on this thread (retained once, for the life of the
+// process). Cheap when it already is: every runtime call goes through here.
+void activate(int ordinal);
+
+struct MemoryInfo {
+  size_t free = 0;
+  size_t total = 0;
+};
+MemoryInfo memory_info(int ordinal);
+
+void synchronize_device(int ordinal);
+
+}  // namespace jiasu

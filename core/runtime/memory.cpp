@@ -1,0 +1,148 @@
+#include "runtime/memory.hpp"
+
+#include <cstring>
+
+#include "runtime/device.hpp"
+#include "support/error.hpp"
+
+namespace jiasu {
+namespace {
+
+class PoolAllocation final : public Allocation {
+ public:
+  PoolAllocation(cu::CUdeviceptr ptr, size_t bytes, int device) : Allocation(ptr, bytes, device) {}
+  ~PoolAllocation() override { free_memory(); }
+
+ private:
+  void free_memory() override {
+    if (!ptr_) return;
+    try {
+      activate(device_);
+      cu::driver().cuMemFreeAsync(ptr_, nullptr);
+    } catch (const Error&) {
+      // At interpreter exit the driver may already be shut down; nothing is left to free then.
+    }
+    ptr_ = 0;
+  }
+};
+
+class ForeignAllocation final : public Allocation {
+ public:
+  ForeignAllocation(cu::CUdeviceptr ptr, size_t bytes, int device, std::shared_ptr<void> keep_alive)
+      : Allocation(ptr, bytes, device), keep_alive_(std::move(keep_alive)) {}
+
+ private:
+  void free_memory() override {
+    keep_alive_.reset();
+    ptr_ = 0;
+  }
+  std::shared_ptr<void> keep_alive_;
+};
+
+}  // namespace
+
+cu::CUdeviceptr Allocation::ptr() const {
+  if (released())
+    throw InvalidArrayError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                            "this array's memory was freed (Array.free()); it can no longer be used");
+  return ptr_;
+}
+
+void Allocation::release() {
+  if (ptr_) free_memory();
+}
+
+std::shared_ptr<Allocation> allocate_device(int device, size_t bytes, cu::CUstream stream) {
+  activate(device);
+  cu::CUdeviceptr ptr = 0;
+  if (bytes > 0) {
+    cu::CUresult r = cu::driver().cuMemAllocAsync(&ptr, bytes, stream);
+    if (r == cu::CUDA_ERROR_OUT_OF_MEMORY) {
+      MemoryInfo info = memory_info(device);
+      throw OutOfMemoryError(r, "CUDA_ERROR_OUT_OF_MEMORY",
+                             "out of device memory: cannot allocate " + std::to_string(bytes) +
+                                 " bytes on device " + std::to_string(device) + " (" +
+                                 std::to_string(info.free) + " of " + std::to_string(info.total) +
+                                 " bytes free)");
+    }
+    cu::check(r, "cuMemAllocAsync");
+  }
+  return std::make_shared<PoolAllocation>(ptr, bytes, device);
+}
+
+std::shared_ptr<Allocation> adopt_device_memory(cu::CUdeviceptr ptr, size_t bytes, int device,
+                                                std::shared_ptr<void> keep_alive) {
+  return std::make_shared<ForeignAllocation>(ptr, bytes, device, std::move(keep_alive));
+}
+
+int pointer_device(cu::CUdeviceptr ptr) {
+  int ordinal = -1;
+  if (cu::driver().cuPointerGetAttribute(&ordinal, cu::kPointerAttrDeviceOrdinal, ptr) != cu::CUDA_SUCCESS)
+    return -1;
+  return ordinal;
+}
+
+PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
+  activate(current_device());
+  cu::CUresult r = cu::driver().cuMemHostAlloc(&data_, bytes ? bytes : 1, cu::kMemHostAllocPortable);
+  if (r == cu::CUDA_ERROR_OUT_OF_MEMORY)
+    throw OutOfMemoryError(r, "CUDA_ERROR_OUT_OF_MEMORY",
+                           "cannot allocate " + std::to_string(bytes) + " bytes of pinned host memory");
+  cu::check(r, "cuMemHostAlloc");
+}
+
+PinnedBuffer::~PinnedBuffer() {
+  if (data_) cu::driver().cuMemFreeHost(data_);
+}
+
+void copy_host_to_device(cu::CUdeviceptr dst, const void* src, size_t bytes, cu::CUstream stream, bool sync) {
+  if (!bytes) return;
+  const auto& d = cu::driver();
+  if (sync && !stream)
+    cu::check(d.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+  else
+    cu::check(d.cuMemcpyHtoDAsync(dst, src, bytes, stream), "cuMemcpyHtoDAsync");
+  if (sync && stream) cu::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+void copy_device_to_host(void* dst, cu::CUdeviceptr src, size_t bytes, cu::CUstream stream, bool sync) {
+  if (!bytes) return;
+  const auto& d = cu::driver();
+  if (sync && !stream)
+    cu::check(d.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+  else
+    cu::check(d.cuMemcpyDtoHAsync(dst, src, bytes, stream), "cuMemcpyDtoHAsync");
+  if (sync && stream) cu::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+void copy_device_to_device(cu::CUdeviceptr dst, cu::CUdeviceptr src, size_t bytes, cu::CUstream stream,
+                           bool sync) {
+  if (!bytes) return;
+  const auto& d = cu::driver();
+  cu::check(d.cuMemcpyDtoDAsync(dst, src, bytes, stream), "cuMemcpyDtoDAsync");
+  if (sync) cu::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+void fill_device(cu::CUdeviceptr dst, const void* value, size_t element_size, size_t count,
+                 cu::CUstream stream) {
+  if (!count) return;
+  const auto& d = cu::driver();
+  if (element_size == 1) {
+    cu::check(d.cuMemsetD8Async(dst, *static_cast<const unsigned char*>(value), count, stream), "cuMemsetD8Async");
+  } else if (element_size == 2) {
+    unsigned short v;
+    std::memcpy(&v, value, 2);
+    cu::check(d.cuMemsetD16Async(dst, v, count, stream), "cuMemsetD16Async");
+  } else if (element_size % 4 == 0) {
+    // One strided 32-bit memset per word of the element: a column of `count` rows, `element_size` apart.
+    for (size_t word = 0; word < element_size / 4; ++word) {
+      unsigned int v;
+      std::memcpy(&v, static_cast<const char*>(value) + 4 * word, 4);
+      cu::check(d.cuMemsetD2D32Async(dst + 4 * word, element_size, v, 1, count, stream), "cuMemsetD2D32Async");
+    }
+  } else {
+    throw BadValue("fill_device: unsupported element size " + std::to_string(element_size));
+  }
+}
+
+}  // namespace jiasu

@@ -1,0 +1,72 @@
+// Device memory (from the driver's stream-ordered pool), memory owned by other libraries, pinned host
+// memory, and copies between them.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "runtime/driver.hpp"
+
+namespace jiasu {
+
+// One block of device memory. Views of an array share one Allocation; the memory goes back to the pool
+// when the last of them is gone, or earlier through release().
+class Allocation {
+ public:
+  Allocation(cu::CUdeviceptr ptr, size_t bytes, int device) : ptr_(ptr), bytes_(bytes), device_(device) {}
+  virtual ~Allocation() = default;
+  Allocation(const Allocation&) = delete;
+  Allocation& operator=(const Allocation&) = delete;
+
+  // Throws InvalidArrayError once released.
+  cu::CUdeviceptr ptr() const;
+  cu::CUdeviceptr ptr_unchecked() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+  int device() const { return device_; }
+  bool released() const { return ptr_ == 0 && bytes_ != 0; }
+  // Frees the memory now; later use of any view fails with a clear error.
+  void release();
+
+ protected:
+  virtual void free_memory() = 0;
+  cu::CUdeviceptr ptr_;
+  size_t bytes_;
+  int device_;
+};
+
+// Allocates on `device` from its default memory pool, ordered on `stream` (0: the legacy stream).
+std::shared_ptr<Allocation> allocate_device(int device, size_t bytes, cu::CUstream stream = nullptr);
+
+// Wraps memory that another library owns; `keep_alive` holds its owner until the last view is gone.
+std::shared_ptr<Allocation> adopt_device_memory(cu::CUdeviceptr ptr, size_t bytes, int device,
+                                                std::shared_ptr<void> keep_alive);
+
+// The device a pointer was allocated on, or -1 for host or unknown memory.
+int pointer_device(cu::CUdeviceptr ptr);
+
+// Page-locked host memory, for fast and asynchronous transfers.
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(size_t bytes);
+  ~PinnedBuffer();
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  void* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Copies on `stream`; synchronous ones return when the data has arrived.
+void copy_host_to_device(cu::CUdeviceptr dst, const void* src, size_t bytes, cu::CUstream stream, bool sync);
+void copy_device_to_host(void* dst, cu::CUdeviceptr src, size_t bytes, cu::CUstream stream, bool sync);
+void copy_device_to_device(cu::CUdeviceptr dst, cu::CUdeviceptr src, size_t bytes, cu::CUstream stream,
+                           bool sync);
+
+// Fills `count` elements of `element_size` bytes (1, 2 or a multiple of 4) with the bit pattern `value`.
+void fill_device(cu::CUdeviceptr dst, const void* value, size_t element_size, size_t count,
+                 cu::CUstream stream);
+
+}  // namespace jiasu

@@ -1,0 +1,212 @@
+#include "runtime/module.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/device.hpp"
+#include "support/error.hpp"
+
+namespace jiasu {
+namespace {
+
+std::string dims(Dim3 d) {
+  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+}
+
+LaunchError launch_error(cu::CUresult code, const std::string& message) {
+  return LaunchError(code, cu::error_name(code), message);
+}
+
+}  // namespace
+
+std::shared_ptr<Module> Module::load(int device, const std::string& image) {
+  activate(device);
+  cu::CUmodule handle = nullptr;
+  cu::check(cu::driver().cuModuleLoadData(&handle, image.c_str()), "cuModuleLoadData");
+  return std::shared_ptr<Module>(new Module(device, handle));
+}
+
+Module::~Module() {
+  try {
+    activate(device_);
+    cu::driver().cuModuleUnload(handle_);
+  } catch (const Error&) {
+    // The driver is gone at process exit; so is the module.
+  }
+}
+
+std::vector<std::string> Module::kernel_names() const {
+  const auto& d = cu::driver();
+  std::vector<std::string> names;
+  unsigned count = 0;
+  if (!d.cuModuleGetFunctionCount || !d.cuModuleEnumerateFunctions || !d.cuFuncGetName ||
+      d.cuModuleGetFunctionCount(&count, handle_) != cu::CUDA_SUCCESS)
+    return names;
+  std::vector<cu::CUfunction> functions(count);
+  if (d.cuModuleEnumerateFunctions(functions.data(), count, handle_) != cu::CUDA_SUCCESS) return names;
+  for (auto f : functions) {
+    const char* name = nullptr;
+    if (d.cuFuncGetName(&name, f) == cu::CUDA_SUCCESS && name) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::shared_ptr<Kernel> Module::kernel(const std::string& name) {
+  activate(device_);
+  cu::CUfunction function = nullptr;
+  cu::CUresult r = cu::driver().cuModuleGetFunction(&function, handle_, name.c_str());
+  auto names = r == cu::CUDA_ERROR_NOT_FOUND ? kernel_names() : std::vector<std::string>();
+  if (r == cu::CUDA_ERROR_NOT_FOUND) {
+    // A kernel declared without extern "C" has a mangled name; accept it when the plain name is unique.
+    std::string prefix = "_Z" + std::to_string(name.size()) + name;
+    std::vector<std::string> mangled;
+    for (const auto& n : names)
+      if (n.rfind(prefix, 0) == 0) mangled.push_back(n);
+    if (mangled.size() == 1) {
+      cu::check(cu::driver().cuModuleGetFunction(&function, handle_, mangled[0].c_str()), "cuModuleGetFunction");
+      return std::make_shared<Kernel>(shared_from_this(), function, name);
+    }
+  }
+  if (r == cu::CUDA_ERROR_NOT_FOUND) {
+    std::string message = "no kernel named '" + name + "' in this module";
+    if (!names.empty()) {
+      message += "; it has:";
+      for (size_t i = 0; i < names.size(); ++i) message += (i ? ", " : " ") + names[i];
+    }
+    message += " (C++ names are mangled unless declared extern \"C\")";
+    throw CudaError(r, "CUDA_ERROR_NOT_FOUND", message);
+  }
+  cu::check(r, "cuModuleGetFunction");
+  return std::make_shared<Kernel>(shared_from_this(), function, name);
+}
+
+Kernel::Kernel(std::shared_ptr<Module> module, cu::CUfunction function, std::string name)
+    : module_(std::move(module)), function_(function), name_(std::move(name)) {
+  const auto& d = cu::driver();
+  auto attr = [&](int attribute) {
+    int value = 0;
+    cu::check(d.cuFuncGetAttribute(&value, attribute, function_), "cuFuncGetAttribute");
+    return value;
+  };
+  attributes_.registers = attr(cu::kFuncNumRegs);
+  attributes_.local_bytes = attr(cu::kFuncLocalSizeBytes);
+  attributes_.static_shared_bytes = attr(cu::kFuncSharedSizeBytes);
+  attributes_.max_threads_per_block = attr(cu::kFuncMaxThreadsPerBlock);
+  dynamic_shared_allowed_ = static_cast<size_t>(attr(cu::kFuncMaxDynamicSharedSizeBytes));
+  if (d.cuFuncGetParamInfo) {
+    params_known_ = true;
+    for (size_t i = 0;; ++i) {
+      KernelParam p;
+      if (d.cuFuncGetParamInfo(function_, i, &p.offset, &p.size) != cu::CUDA_SUCCESS) break;
+      params_.push_back(p);
+    }
+  }
+}
+
+void Kernel::check_config(Dim3 grid, Dim3 block, size_t shared_bytes) {
+  const DeviceProperties& p = device_properties(device());
+  unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  for (int i = 0; i < 3; ++i) {
+    if (g[i] == 0 || b[i] == 0)
+      throw launch_error(cu::CUDA_ERROR_INVALID_VALUE,
+                         "grid " + dims(grid) + " and block " + dims(block) + " must be at least 1 in every dimension");
+    if (g[i] > static_cast<unsigned>(p.max_grid_dim[i]))
+      throw launch_error(cu::CUDA_ERROR_INVALID_VALUE,
+                         "grid " + dims(grid) + " exceeds this device's limit " +
+                             dims({unsigned(p.max_grid_dim[0]), unsigned(p.max_grid_dim[1]), unsigned(p.max_grid_dim[2])}));
+    if (b[i] > static_cast<unsigned>(p.max_block_dim[i]))
+      throw launch_error(cu::CUDA_ERROR_INVALID_VALUE,
+                         "block " + dims(block) + " exceeds this device's limit " +
+                             dims({unsigned(p.max_block_dim[0]), unsigned(p.max_block_dim[1]), unsigned(p.max_block_dim[2])}));
+  }
+  unsigned long long threads = 1ull * block.x * block.y * block.z;
+  if (threads > static_cast<unsigned long long>(attributes_.max_threads_per_block))
+    throw launch_error(cu::CUDA_ERROR_INVALID_VALUE,
+                       "block " + dims(block) + " has " + std::to_string(threads) + " threads; kernel '" + name_ +
+                           "' can run at most " + std::to_string(attributes_.max_threads_per_block) +
+                           " threads per block on " + p.name);
+  size_t limit = p.max_shared_memory_per_block_optin - attributes_.static_shared_bytes;
+  if (shared_bytes > limit)
+    throw launch_error(cu::CUDA_ERROR_INVALID_VALUE,
+                       "shared_mem=" + std::to_string(shared_bytes) + " bytes is more dynamic shared memory than kernel '" +
+                           name_ + "' can have on " + p.name + " (at most " + std::to_string(limit) + " bytes)");
+  if (shared_bytes > dynamic_shared_allowed_) {
+    cu::check(cu::driver().cuFuncSetAttribute(function_, cu::kFuncMaxDynamicSharedSizeBytes, int(shared_bytes)),
+              "cuFuncSetAttribute");
+    dynamic_shared_allowed_ = shared_bytes;
+  }
+}
+
+void Kernel::launch(Dim3 grid, Dim3 block, const void* args, size_t args_size, size_t shared_bytes,
+                    cu::CUstream stream) {
+  unsigned long long threads = 1ull * block.x * block.y * block.z;
+  // The common case skips the detailed checks: sizes well inside every limit need none.
+  if (threads == 0 || threads > static_cast<unsigned long long>(attributes_.max_threads_per_block) ||
+      grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 || grid.z > 65535 || block.z > 64 ||
+      shared_bytes > dynamic_shared_allowed_)
+    check_config(grid, block, shared_bytes);
+  activate(device());
+  void* extra[] = {cu::kLaunchParamBufferPointer, const_cast<void*>(args), cu::kLaunchParamBufferSize,
+                   &args_size, cu::kLaunchParamEnd};
+  cu::CUresult r = cu::driver().cuLaunchKernel(function_, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                               static_cast<unsigned>(shared_bytes), stream, nullptr,
+                                               args_size ? extra : nullptr);
+  if (r != cu::CUDA_SUCCESS) {
+    check_config(grid, block, shared_bytes);  // explain it in our words when we can
+    cu::throw_error(r, ("launching kernel '" + name_ + "'").c_str());
+  }
+}
+
+int Kernel::max_active_blocks_per_multiprocessor(int block_size, size_t shared_bytes) const {
+  int blocks = 0;
+  cu::check(cu::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, block_size, shared_bytes),
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return blocks;
+}
+
+void LaunchArgs::begin(const Kernel& kernel) {
+  kernel_ = &kernel;
+  count_ = 0;
+  size_ = 0;
+  if (kernel.params_known() && !kernel.params().empty()) {
+    const KernelParam& last = kernel.params().back();
+    size_t total = last.offset + last.size;
+    if (buffer_.size() < total) buffer_.resize(total);
+  }
+}
+
+size_t LaunchArgs::next_size() const {
+  if (!kernel_->params_known() || count_ >= kernel_->params().size()) return 0;
+  return kernel_->params()[count_].size;
+}
+
+void LaunchArgs::add(const void* value, size_t size, size_t align, const char* what) {
+  size_t offset;
+  if (kernel_->params_known()) {
+    const auto& params = kernel_->params();
+    if (count_ >= params.size())
+      throw BadArgument("kernel '" + kernel_->name() + "' takes " + std::to_string(params.size()) +
+                        " argument" + (params.size() == 1 ? "" : "s") + " but more were given");
+    if (params[count_].size != size)
+      throw BadArgument("argument " + std::to_string(count_) + " of kernel '" + kernel_->name() + "' is " +
+                        what + " (" + std::to_string(size) + " bytes) but the kernel's parameter " +
+                        std::to_string(count_) + " takes " + std::to_string(params[count_].size) + " bytes");
+    offset = params[count_].offset;
+  } else {
+    offset = (size_ + align - 1) / align * align;
+    if (buffer_.size() < offset + size) buffer_.resize(std::max<size_t>(offset + size, 2 * buffer_.size()));
+  }
+  std::memcpy(buffer_.data() + offset, value, size);
+  size_ = std::max(size_, offset + size);
+  ++count_;
+}
+
+void LaunchArgs::finish() const {
+  if (kernel_->params_known() && count_ != kernel_->params().size())
+    throw BadArgument("kernel '" + kernel_->name() + "' takes " + std::to_string(kernel_->params().size()) +
+                      " argument" + (kernel_->params().size() == 1 ? "" : "s") + " but " +
+                      std::to_string(count_) + " were given");
+}
+
+}  // namespace jiasu

@@ -1,0 +1,101 @@
+// Loaded code (CUBIN or PTX) and its kernels; packing launch arguments and launching.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/driver.hpp"
+
+namespace jiasu {
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+class Kernel;
+
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  // Loads `image` (CUBIN bytes or NUL-free PTX text) into `device`'s primary context.
+  static std::shared_ptr<Module> load(int device, const std::string& image);
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  int device() const { return device_; }
+  cu::CUmodule handle() const { return handle_; }
+  // Throws CudaError(CUDA_ERROR_NOT_FOUND) naming the kernels the module does have.
+  std::shared_ptr<Kernel> kernel(const std::string& name);
+  std::vector<std::string> kernel_names() const;  // empty on drivers older than 12.4
+
+ private:
+  Module(int device, cu::CUmodule handle) : device_(device), handle_(handle) {}
+  int device_;
+  cu::CUmodule handle_;
+};
+
+struct KernelParam {
+  size_t offset = 0;
+  size_t size = 0;
+};
+
+struct KernelAttributes {
+  int registers = 0;
+  int local_bytes = 0;          // per thread; non-zero means spills or local arrays
+  int static_shared_bytes = 0;
+  int max_threads_per_block = 0;
+};
+
+class Kernel {
+ public:
+  Kernel(std::shared_ptr<Module> module, cu::CUfunction function, std::string name);
+
+  const std::string& name() const { return name_; }
+  int device() const { return module_->device(); }
+  cu::CUfunction handle() const { return function_; }
+  const KernelAttributes& attributes() const { return attributes_; }
+  // The parameter layout of the compiled kernel, when the driver can tell (CUDA 12.4+).
+  bool params_known() const { return params_known_; }
+  const std::vector<KernelParam>& params() const { return params_; }
+
+  // Checks the configuration against the device and this kernel, then launches. `args` is a packed
+  // parameter buffer (see LaunchArgs).
+  void launch(Dim3 grid, Dim3 block, const void* args, size_t args_size, size_t shared_bytes,
+              cu::CUstream stream);
+  int max_active_blocks_per_multiprocessor(int block_size, size_t shared_bytes) const;
+
+ private:
+  void check_config(Dim3 grid, Dim3 block, size_t shared_bytes);
+
+  std::shared_ptr<Module> module_;
+  cu::CUfunction function_;
+  std::string name_;
+  KernelAttributes attributes_;
+  bool params_known_ = false;
+  std::vector<KernelParam> params_;
+  size_t dynamic_shared_allowed_ = 48 * 1024;  // raised on demand, up to the device's opt-in limit
+};
+
+// Packs the arguments of one launch into the kernel's parameter layout. Each argument is checked
+// against the declared parameter size when the layout is known.
+class LaunchArgs {
+ public:
+  void begin(const Kernel& kernel);
+  // Size of the parameter the next argument fills; 0 when the layout is unknown or all are filled.
+  size_t next_size() const;
+  size_t count() const { return count_; }
+  // `what` describes the argument for error messages (e.g. "numpy.float64").
+  void add(const void* value, size_t size, size_t align, const char* what);
+  void finish() const;  // checks that every parameter got an argument
+  const void* data() const { return buffer_.data(); }
+  size_t size() const { return size_; }
+
+ private:
+  const Kernel* kernel_ = nullptr;
+  size_t count_ = 0;
+  size_t size_ = 0;
+  std::vector<unsigned char> buffer_;
+};
+
+}  // namespace jiasu

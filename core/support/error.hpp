@@ -1,0 +1,76 @@
+// The one exception hierarchy of the C++ core. The binding layer translates each class, once, into a
+// Python exception; nothing else in the core knows about Python.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace jiasu {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A CUDA driver call failed, or a request the driver would refuse. Carries the driver's error name.
+class CudaError : public Error {
+ public:
+  CudaError(int code, std::string name, const std::string& message)
+      : Error(message), code_(code), name_(std::move(name)) {}
+  int code() const { return code_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  int code_;
+  std::string name_;
+};
+
+class OutOfMemoryError : public CudaError {
+ public:
+  using CudaError::CudaError;
+};
+
+// A launch configuration the device cannot run (block too large, too much shared memory, ...).
+class LaunchError : public CudaError {
+ public:
+  using CudaError::CudaError;
+};
+
+// An array that was freed, or that lives on another device than the one asked for.
+class InvalidArrayError : public CudaError {
+ public:
+  using CudaError::CudaError;
+};
+
+// NVRTC refused the source; the log holds its messages with line numbers.
+class NvrtcError : public Error {
+ public:
+  NvrtcError(const std::string& message, std::string log) : Error(message), log_(std::move(log)) {}
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
+};
+
+// A shared library (driver, NVRTC, cuDNN, ...) could not be found; the message names the fix.
+class LibraryNotFound : public Error {
+ public:
+  using Error::Error;
+};
+
+// Wrong kind of argument (maps to TypeError) and wrong value (maps to ValueError).
+class BadArgument : public Error {
+ public:
+  using Error::Error;
+};
+class BadValue : public Error {
+ public:
+  using Error::Error;
+};
+// An index outside an array (maps to IndexError).
+class OutOfRange : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace jiasu

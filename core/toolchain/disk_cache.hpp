@@ -1,0 +1,40 @@
+// A content-addressed on-disk cache of compiled code (cubin / PTX), shared by every process of a
+// user. Entries are written atomically and verified on read, so a crash or a concurrent writer can
+// cost a recompile but never hand back a damaged image.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace jiasu {
+
+// Hex SHA-256 over the parts, each prefixed by its length (u64, little-endian), so that
+// ("ab", "c") and ("a", "bc") give different keys.
+std::string cache_key(std::initializer_list<std::string_view> parts);
+
+// $JIASU_CACHE_DIR, else $XDG_CACHE_HOME/jiasu, else ~/.cache/jiasu. Throws Error only when
+// there is no home directory either.
+std::string default_cache_dir();
+
+// Keys are file names: letters, digits, '-' and '_', at least 2 characters (cache_key() gives 64
+// hex digits). Any other key throws BadValue. An entry lives at <dir>/<first 2 chars>/<key>.
+class DiskCache {
+ public:
+  // The directory is created on the first store, not here. An empty dir throws BadValue.
+  explicit DiskCache(std::string dir);
+
+  // The payload stored under key, or nullopt when absent or damaged (a damaged entry is deleted).
+  std::optional<std::string> load(const std::string& key) const;
+
+  // Best effort: an I/O failure (read-only or full disk, ...) is silently ignored.
+  void store(const std::string& key, std::string_view payload) const;
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace jiasu

@@ -1,0 +1,58 @@
+"""jiasu (加速): GPU acceleration for Python with a C++ engine.
+
+Importing jiasu never touches the GPU: the CUDA driver and libraries are loaded on first use.
+"""
+import sys as _sys
+
+from . import _core
+from ._errors import (CudaError, CudaOutOfMemoryError, InvalidArrayError, JiasuError, LaunchError,
+                      LibraryNotFoundError, NvrtcError)
+from ._errors import ALL as _ALL_ERRORS
+
+_core._register_errors(_ALL_ERRORS)
+# NVIDIA's pip wheels (nvidia-cuda-nvrtc, nvidia-cudnn-cu13, ...) install under a site-packages folder.
+_core.set_wheel_roots([p for p in _sys.path if p])
+
+from ._arrays import (Array, asarray, empty, empty_like, from_dlpack, full, full_like, ones,  # noqa: E402
+                      ones_like, pinned_empty, zeros, zeros_like)
+
+__version__ = _core.__version__
+
+Device = _core.Device
+Stream = _core.Stream
+Event = _core.Event
+RawKernel = _core.RawKernel
+SourceModule = _core.SourceModule
+compile_cuda = _core.compile_cuda
+synchronize = _core.synchronize
+
+
+def is_available():
+    """True when a CUDA driver and at least one GPU are usable."""
+    return _core.device_count() > 0
+
+
+def devices():
+    """Every visible CUDA device (an empty list without a driver or GPU)."""
+    return [Device(i) for i in range(_core.device_count())]
+
+
+def get_device():
+    """The current device of this thread."""
+    return Device(_core.current_device())
+
+
+def set_device(device):
+    _core.set_device(device if isinstance(device, int) else device.id)
+
+
+def __getattr__(name):
+    # bfloat16 comes from ml_dtypes, imported only when asked for.
+    if name == "bfloat16":
+        import ml_dtypes
+        return ml_dtypes.bfloat16
+    raise AttributeError(f"module 'jiasu' has no attribute {name!r}")
+
+
+from numpy import (bool_, complex64, complex128, float16, float32, float64, int8, int16, int32,  # noqa: E402
+                   int64, uint8, uint16, uint32, uint64)

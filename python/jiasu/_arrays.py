@@ -1,0 +1,88 @@
+"""Array creation. The arrays themselves (jiasu.Array) live in C++; this only routes Python inputs."""
+import numpy as np
+
+from . import _core
+
+Array = _core.Array
+
+
+def _device_id(device):
+    if device is None:
+        return None
+    return device if isinstance(device, int) else device.id
+
+
+def empty(shape, dtype=np.float64, device=None):
+    """An uninitialised array on the GPU (the current device unless ``device`` is given)."""
+    return _core.empty(shape, dtype, _device_id(device))
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    if dtype is None:
+        dtype = np.asarray(fill_value).dtype
+    out = empty(shape, dtype, device)
+    out._fill_bytes(np.asarray(fill_value, dtype=out.dtype).tobytes())
+    return out
+
+
+def zeros(shape, dtype=np.float64, device=None):
+    return full(shape, 0, dtype, device)
+
+
+def ones(shape, dtype=np.float64, device=None):
+    return full(shape, 1, dtype, device)
+
+
+def empty_like(a, dtype=None):
+    return empty(a.shape, dtype or a.dtype, a.device if isinstance(a, Array) else None)
+
+
+def zeros_like(a, dtype=None):
+    return zeros(a.shape, dtype or a.dtype, a.device if isinstance(a, Array) else None)
+
+
+def ones_like(a, dtype=None):
+    return ones(a.shape, dtype or a.dtype, a.device if isinstance(a, Array) else None)
+
+
+def full_like(a, fill_value, dtype=None):
+    return full(a.shape, fill_value, dtype or a.dtype, a.device if isinstance(a, Array) else None)
+
+
+def _on_gpu(obj):
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    device = getattr(obj, "__dlpack_device__", None)
+    return device is not None and device()[0] in (2, 13)
+
+
+def asarray(obj, dtype=None, device=None):
+    """A jiasu.Array from ``obj``.
+
+    GPU objects (torch tensors, CuPy and Numba arrays, anything with ``__dlpack__`` or
+    ``__cuda_array_interface__``) are wrapped without a copy and kept alive while the result lives.
+    Host data (NumPy arrays, lists, scalars) is copied to the GPU.
+    """
+    if isinstance(obj, Array) or _on_gpu(obj):
+        out = _core.as_device_array(obj)
+        if dtype is not None and np.dtype(dtype) != out.dtype:
+            out = asarray(out.get().astype(dtype), device=out.device)  # no device cast kernels yet
+        return out
+    host = np.asarray(obj, dtype=dtype)
+    out = empty(host.shape, host.dtype, device)
+    out.set(host)
+    return out
+
+
+def from_dlpack(x):
+    """A zero-copy jiasu.Array over a DLPack producer that lives on the GPU."""
+    return _core.from_dlpack(x)
+
+
+def pinned_empty(shape, dtype=np.float64):
+    """An uninitialised NumPy array in page-locked host memory (fast, asynchronous transfers)."""
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    count = int(np.prod(shape, dtype=np.int64))
+    buffer = _core.PinnedBuffer(count * dtype.itemsize)
+    return np.asarray(buffer)[: count * dtype.itemsize].view(dtype).reshape(shape)

@@ -1,0 +1,38 @@
+"""jiasu's exceptions. The C++ core raises these through one translator (bindings/errors.cpp)."""
+
+
+class JiasuError(RuntimeError):
+    """Base class of every error jiasu raises itself."""
+
+
+class CudaError(JiasuError):
+    """A CUDA operation failed. ``name`` is the driver's error name (e.g. ``CUDA_ERROR_INVALID_VALUE``)."""
+
+    name: str = "CUDA_ERROR_UNKNOWN"
+    code: int = 999
+
+
+class CudaOutOfMemoryError(CudaError, MemoryError):
+    """Device (or pinned host) memory ran out."""
+
+
+class LaunchError(CudaError):
+    """A launch configuration the device cannot run: too many threads, too much shared memory, ..."""
+
+
+class InvalidArrayError(CudaError):
+    """An array that was freed, or that lives on another device than the kernel."""
+
+
+class NvrtcError(JiasuError):
+    """NVRTC rejected CUDA C++ source; ``log`` holds its messages with line numbers."""
+
+    log: str = ""
+
+
+class LibraryNotFoundError(JiasuError):
+    """A CUDA library (driver, NVRTC, cuDNN, ...) is missing; the message says what to install."""
+
+
+ALL = {cls.__name__: cls for cls in (JiasuError, CudaError, CudaOutOfMemoryError, LaunchError,
+                                     InvalidArrayError, NvrtcError, LibraryNotFoundError)}

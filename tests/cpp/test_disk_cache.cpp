@@ -1,0 +1,271 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "support/error.hpp"
+#include "toolchain/disk_cache.hpp"
+
+namespace jiasu {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed afterwards.
+class DiskCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "jiasu-cache-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+
+  // The layout documented in disk_cache.hpp: <dir>/<first 2 chars>/<key>.
+  static fs::path entry_path(const DiskCache& cache, const std::string& key) {
+    return fs::path(cache.dir()) / key.substr(0, 2) / key;
+  }
+
+  static std::vector<fs::path> all_files(const fs::path& dir) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::recursive_directory_iterator(dir))
+      if (entry.is_regular_file()) files.push_back(entry.path());
+    return files;
+  }
+
+  static std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  static void write_file(const fs::path& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  }
+
+  fs::path root_;
+};
+
+// Sets an environment variable for one scope, restoring the previous value (or absence) after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(CacheKey, MatchesIndependentComputation) {
+  // python3 -c "import hashlib; print(hashlib.sha256(b''.join(len(p).to_bytes(8, 'little') + p
+  //             for p in [b'ab', b'c'])).hexdigest())"
+  EXPECT_EQ(cache_key({"ab", "c"}),
+            "43ee655579de01ca739b3f95c1c2d3f46d353b2c0df818064ea594506cdb2617");
+}
+
+TEST(CacheKey, StableAcrossCalls) {
+  std::string source = "__global__ void k() {}";
+  EXPECT_EQ(cache_key({source, "-arch=sm_90", "cubin"}), cache_key({source, "-arch=sm_90", "cubin"}));
+}
+
+TEST(CacheKey, PartBoundariesMatter) {
+  EXPECT_NE(cache_key({"ab", "c"}), cache_key({"a", "bc"}));
+  EXPECT_NE(cache_key({"a"}), cache_key({"a", ""}));
+  EXPECT_NE(cache_key({}), cache_key({""}));
+  EXPECT_NE(cache_key({"x", "90"}), cache_key({"x", "80"}));
+  EXPECT_EQ(cache_key({"ab", "c"}).size(), 64u);
+}
+
+TEST_F(DiskCacheTest, RoundTrip) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"round", "trip"});
+  std::string payload("binary\0payload\xff\x01", 17);
+  EXPECT_EQ(cache.load(key), std::nullopt);
+  cache.store(key, payload);
+  EXPECT_EQ(cache.load(key), payload);
+  EXPECT_TRUE(fs::is_regular_file(entry_path(cache, key)));
+}
+
+TEST_F(DiskCacheTest, EmptyAndLargePayloads) {
+  DiskCache cache(root_.string());
+  std::string empty_key = cache_key({"empty"});
+  cache.store(empty_key, "");
+  EXPECT_EQ(cache.load(empty_key), std::string());
+
+  std::string large_key = cache_key({"large"});
+  std::string large(3 << 20, '\0');
+  for (size_t i = 0; i < large.size(); ++i) large[i] = char(i * 31 % 251);
+  cache.store(large_key, large);
+  EXPECT_EQ(cache.load(large_key), large);
+}
+
+TEST_F(DiskCacheTest, StoreReplacesAnEntry) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"replace"});
+  cache.store(key, "old");
+  cache.store(key, "new");
+  EXPECT_EQ(cache.load(key), "new");
+}
+
+TEST_F(DiskCacheTest, CreatesMissingDirectories) {
+  DiskCache cache((root_ / "a" / "b" / "c").string());
+  std::string key = cache_key({"nested"});
+  cache.store(key, "payload");
+  EXPECT_EQ(cache.load(key), "payload");
+}
+
+TEST_F(DiskCacheTest, AtomicWriteLeavesNoTempFiles) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"atomic"});
+  cache.store(key, "payload");
+  EXPECT_EQ(all_files(root_), std::vector<fs::path>{entry_path(cache, key)});
+}
+
+TEST_F(DiskCacheTest, ConcurrentWritersOfOneKey) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"concurrent"});
+  std::vector<std::string> payloads;
+  for (int i = 0; i < 8; ++i) payloads.push_back(std::string(100000 + i, char('a' + i)));
+  std::vector<std::thread> writers;
+  for (const std::string& payload : payloads)
+    writers.emplace_back([&cache, &key, &payload] {
+      for (int round = 0; round < 20; ++round) cache.store(key, payload);
+    });
+  for (std::thread& writer : writers) writer.join();
+
+  std::optional<std::string> loaded = cache.load(key);
+  ASSERT_TRUE(loaded);
+  EXPECT_NE(std::find(payloads.begin(), payloads.end(), *loaded), payloads.end());
+  EXPECT_EQ(all_files(root_).size(), 1u);
+}
+
+TEST_F(DiskCacheTest, TruncatedEntryIsDeleted) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"truncated"});
+  cache.store(key, std::string(1000, 'x'));
+  fs::path path = entry_path(cache, key);
+  fs::resize_file(path, fs::file_size(path) / 2);
+  EXPECT_EQ(cache.load(key), std::nullopt);
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST_F(DiskCacheTest, TruncatedInsideHeaderIsDeleted) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"header"});
+  cache.store(key, "payload");
+  fs::path path = entry_path(cache, key);
+  fs::resize_file(path, 10);
+  EXPECT_EQ(cache.load(key), std::nullopt);
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST_F(DiskCacheTest, FlippedPayloadByteIsRejected) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"flipped"});
+  std::string payload(500, 'p');
+  cache.store(key, payload);
+  fs::path path = entry_path(cache, key);
+  std::string bytes = read_file(path);
+  bytes[bytes.size() - 100] ^= 0x01;
+  write_file(path, bytes);
+  EXPECT_EQ(cache.load(key), std::nullopt);
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST_F(DiskCacheTest, AppendedBytesAreRejected) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"appended"});
+  cache.store(key, "payload");
+  fs::path path = entry_path(cache, key);
+  write_file(path, read_file(path) + "extra");
+  EXPECT_EQ(cache.load(key), std::nullopt);
+}
+
+TEST_F(DiskCacheTest, GarbageFileIsRejected) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"garbage"});
+  fs::path path = entry_path(cache, key);
+  fs::create_directories(path.parent_path());
+  write_file(path, "this is not a cache entry at all, just some text long enough for a header");
+  EXPECT_EQ(cache.load(key), std::nullopt);
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST_F(DiskCacheTest, UnwritableDirectoryDoesNotThrow) {
+  // A regular file where a directory should be: fails even for root, unlike a chmod'ed folder.
+  fs::path blocker = root_ / "not-a-directory";
+  write_file(blocker, "x");
+  DiskCache cache((blocker / "cache").string());
+  std::string key = cache_key({"unwritable"});
+  EXPECT_NO_THROW(cache.store(key, "payload"));
+  EXPECT_EQ(cache.load(key), std::nullopt);
+
+  if (geteuid() != 0) {  // root ignores permission bits
+    fs::path read_only = root_ / "read-only";
+    fs::create_directories(read_only);
+    fs::permissions(read_only, fs::perms::owner_read | fs::perms::owner_exec);
+    DiskCache read_only_cache(read_only.string());
+    EXPECT_NO_THROW(read_only_cache.store(key, "payload"));
+    EXPECT_EQ(read_only_cache.load(key), std::nullopt);
+    fs::permissions(read_only, fs::perms::owner_all);
+  }
+}
+
+TEST_F(DiskCacheTest, InvalidKeysAndDirAreRejected) {
+  DiskCache cache(root_.string());
+  for (const char* key : {"", "a", "../escape", "a/b", "with space"}) {
+    EXPECT_THROW(cache.load(key), BadValue) << key;
+    EXPECT_THROW(cache.store(key, "x"), BadValue) << key;
+  }
+  EXPECT_THROW(DiskCache(""), BadValue);
+}
+
+TEST(DefaultCacheDir, Precedence) {
+  {
+    ScopedEnv jiasu("JIASU_CACHE_DIR", "/explicit/dir");
+    ScopedEnv xdg("XDG_CACHE_HOME", "/xdg");
+    EXPECT_EQ(default_cache_dir(), "/explicit/dir");
+  }
+  {
+    ScopedEnv jiasu("JIASU_CACHE_DIR", nullptr);
+    ScopedEnv xdg("XDG_CACHE_HOME", "/xdg");
+    EXPECT_EQ(default_cache_dir(), "/xdg/jiasu");
+  }
+  {
+    ScopedEnv jiasu("JIASU_CACHE_DIR", nullptr);
+    ScopedEnv xdg("XDG_CACHE_HOME", nullptr);
+    ScopedEnv home("HOME", "/home/someone");
+    EXPECT_EQ(default_cache_dir(), "/home/someone/.cache/jiasu");
+  }
+  {
+    // The XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored.
+    ScopedEnv jiasu("JIASU_CACHE_DIR", nullptr);
+    ScopedEnv xdg("XDG_CACHE_HOME", "relative");
+    ScopedEnv home("HOME", "/home/someone");
+    EXPECT_EQ(default_cache_dir(), "/home/someone/.cache/jiasu");
+  }
+}
+
+}  // namespace
+}  // namespace jiasu

@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "support/error.hpp"
+#include "support/library_finder.hpp"
+
+namespace jiasu {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Sets an environment variable for one scope, restoring the previous value (or absence) after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// The folder holding a libnvrtc file in CUDA_HOME or /usr/local/cuda; empty when there is none.
+std::string installed_nvrtc_dir() {
+  std::vector<std::string> dirs;
+  if (const char* home = std::getenv("CUDA_HOME")) {
+    dirs.push_back(std::string(home) + "/lib64");
+    dirs.push_back(std::string(home) + "/lib");
+  }
+  dirs.push_back("/usr/local/cuda/lib64");
+  for (const std::string& dir : dirs) {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(dir, error))
+      if (entry.path().filename().string().rfind("libnvrtc.so", 0) == 0) return dir;
+  }
+  return "";
+}
+
+LibrarySpec nvrtc_like_spec() {
+  LibrarySpec spec;
+  spec.name = "NVRTC";
+  spec.env_var = "JIASU_NVRTC";
+  spec.sonames = {"libnvrtc.so.13", "libnvrtc.so.12"};
+  spec.wheel_dirs = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
+  spec.fix = "pip install nvidia-cuda-nvrtc (or install the CUDA toolkit and set CUDA_HOME)";
+  return spec;
+}
+
+TEST(LibraryFinder, EnvVarNamingMissingFileIsAnError) {
+  ScopedEnv env("JIASU_NVRTC", "/nonexistent/jiasu/libnvrtc.so.13");
+  try {
+    find_library(nvrtc_like_spec());
+    FAIL() << "expected LibraryNotFound";
+  } catch (const LibraryNotFound& error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("JIASU_NVRTC"), std::string::npos) << message;
+    EXPECT_NE(message.find("/nonexistent/jiasu/libnvrtc.so.13"), std::string::npos) << message;
+  }
+}
+
+TEST(LibraryFinder, UnknownSonameListsItAndTheFix) {
+  LibrarySpec spec;
+  spec.name = "nosuchlib";
+  spec.env_var = "JIASU_TEST_NO_SUCH_LIB";
+  spec.sonames = {"libjiasu_no_such_lib.so.1"};
+  spec.wheel_dirs = {"nvidia/nosuch/lib"};
+  spec.fix = "pip install jiasu-no-such-lib";
+  ScopedEnv env("JIASU_TEST_NO_SUCH_LIB", nullptr);
+  try {
+    find_library(spec);
+    FAIL() << "expected LibraryNotFound";
+  } catch (const LibraryNotFound& error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("libjiasu_no_such_lib.so.1"), std::string::npos) << message;
+    EXPECT_NE(message.find("pip install jiasu-no-such-lib"), std::string::npos) << message;
+  }
+}
+
+TEST(LibraryFinder, FindsInstalledNvrtcAndItsSymbols) {
+  if (installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
+  ScopedEnv env("JIASU_NVRTC", nullptr);
+  FoundLibrary found = find_library(nvrtc_like_spec());
+  EXPECT_NE(found.handle, nullptr);
+  EXPECT_NE(found.path.find("libnvrtc.so"), std::string::npos) << found.path;
+  EXPECT_NE(find_symbol(found, "nvrtcVersion"), nullptr);
+  EXPECT_EQ(find_symbol(found, "jiasu_no_such_symbol"), nullptr);
+}
+
+TEST(LibraryFinder, EnvVarMayNameADirectory) {
+  std::string dir = installed_nvrtc_dir();
+  if (dir.empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
+  ScopedEnv env("JIASU_NVRTC", dir.c_str());
+  FoundLibrary found = find_library(nvrtc_like_spec());
+  EXPECT_EQ(found.source, "JIASU_NVRTC");
+}
+
+TEST(LibraryFinder, WheelRootsComeBeforeTheToolkit) {
+  std::string dir = installed_nvrtc_dir();
+  if (dir.empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
+  std::string soname = fs::exists(dir + "/libnvrtc.so.13") ? "libnvrtc.so.13" : "libnvrtc.so.12";
+
+  std::string pattern = (fs::temp_directory_path() / "jiasu-wheel-test-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  fs::path wheel_lib = fs::path(pattern) / "nvidia" / "cu13" / "lib";
+  fs::create_directories(wheel_lib);
+  fs::create_symlink(fs::canonical(dir + "/" + soname), wheel_lib / soname);
+
+  ScopedEnv env("JIASU_NVRTC", nullptr);
+  set_wheel_roots({pattern});
+  FoundLibrary found = find_library(nvrtc_like_spec());
+  set_wheel_roots({});
+  fs::remove_all(pattern);
+  EXPECT_EQ(found.source, "pip wheel");
+}
+
+}  // namespace
+}  // namespace jiasu
