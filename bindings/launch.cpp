@@ -125,7 +125,7 @@ void launch(Kernel& kernel, nb::handle grid, nb::handle block, nb::handle args, 
     throw BadArgument("kernel arguments must be a tuple, not " + python_type_name(args));
   Dim3 g = dim3_from(grid, "grid"), b = dim3_from(block, "block");
   static thread_local LaunchArgs packed;  // reuses its buffer from launch to launch
-  packed.begin(kernel);
+  packed.begin(kernel.param_layout());
   nb::sequence seq = nb::borrow<nb::sequence>(args);
   for (nb::handle value : seq) add_argument(packed, value, kernel);
   packed.finish();

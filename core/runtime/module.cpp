@@ -82,7 +82,8 @@ std::shared_ptr<Kernel> Module::kernel(const std::string& name) {
 }
 
 Kernel::Kernel(std::shared_ptr<Module> module, cu::CUfunction function, std::string name)
-    : module_(std::move(module)), function_(function), name_(std::move(name)) {
+    : module_(std::move(module)), function_(function) {
+  layout_.kernel_name = std::move(name);
   const auto& d = cu::driver();
   auto attr = [&](int attribute) {
     int value = 0;
@@ -95,11 +96,11 @@ Kernel::Kernel(std::shared_ptr<Module> module, cu::CUfunction function, std::str
   attributes_.max_threads_per_block = attr(cu::kFuncMaxThreadsPerBlock);
   dynamic_shared_allowed_ = static_cast<size_t>(attr(cu::kFuncMaxDynamicSharedSizeBytes));
   if (d.cuFuncGetParamInfo) {
-    params_known_ = true;
+    layout_.known = true;
     for (size_t i = 0;; ++i) {
       KernelParam p;
       if (d.cuFuncGetParamInfo(function_, i, &p.offset, &p.size) != cu::CUDA_SUCCESS) break;
-      params_.push_back(p);
+      layout_.params.push_back(p);
     }
   }
 }
@@ -123,14 +124,14 @@ void Kernel::check_config(Dim3 grid, Dim3 block, size_t shared_bytes) {
   unsigned long long threads = 1ull * block.x * block.y * block.z;
   if (threads > static_cast<unsigned long long>(attributes_.max_threads_per_block))
     throw launch_error(cu::CUDA_ERROR_INVALID_VALUE,
-                       "block " + dims(block) + " has " + std::to_string(threads) + " threads; kernel '" + name_ +
+                       "block " + dims(block) + " has " + std::to_string(threads) + " threads; kernel '" + name() +
                            "' can run at most " + std::to_string(attributes_.max_threads_per_block) +
                            " threads per block on " + p.name);
   size_t limit = p.max_shared_memory_per_block_optin - attributes_.static_shared_bytes;
   if (shared_bytes > limit)
     throw launch_error(cu::CUDA_ERROR_INVALID_VALUE,
                        "shared_mem=" + std::to_string(shared_bytes) + " bytes is more dynamic shared memory than kernel '" +
-                           name_ + "' can have on " + p.name + " (at most " + std::to_string(limit) + " bytes)");
+                           name() + "' can have on " + p.name + " (at most " + std::to_string(limit) + " bytes)");
   if (shared_bytes > dynamic_shared_allowed_) {
     cu::check(cu::driver().cuFuncSetAttribute(function_, cu::kFuncMaxDynamicSharedSizeBytes, int(shared_bytes)),
               "cuFuncSetAttribute");
@@ -154,7 +155,7 @@ void Kernel::launch(Dim3 grid, Dim3 block, const void* args, size_t args_size, s
                                                args_size ? extra : nullptr);
   if (r != cu::CUDA_SUCCESS) {
     check_config(grid, block, shared_bytes);  // explain it in our words when we can
-    cu::throw_error(r, ("launching kernel '" + name_ + "'").c_str());
+    cu::throw_error(r, ("launching kernel '" + name() + "'").c_str());
   }
 }
 
@@ -165,33 +166,37 @@ int Kernel::max_active_blocks_per_multiprocessor(int block_size, size_t shared_b
   return blocks;
 }
 
-void LaunchArgs::begin(const Kernel& kernel) {
-  kernel_ = &kernel;
+void LaunchArgs::begin(const ParamLayout& layout) {
+  layout_ = &layout;
   count_ = 0;
   size_ = 0;
-  if (kernel.params_known() && !kernel.params().empty()) {
-    const KernelParam& last = kernel.params().back();
+  if (layout.known && !layout.params.empty()) {
+    const KernelParam& last = layout.params.back();
     size_t total = last.offset + last.size;
     if (buffer_.size() < total) buffer_.resize(total);
   }
 }
 
 size_t LaunchArgs::next_size() const {
-  if (!kernel_->params_known() || count_ >= kernel_->params().size()) return 0;
-  return kernel_->params()[count_].size;
+  if (!layout_->known || count_ >= layout_->params.size()) return 0;
+  return layout_->params[count_].size;
 }
+
+namespace {
+std::string arguments(size_t n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); }
+}  // namespace
 
 void LaunchArgs::add(const void* value, size_t size, size_t align, const char* what) {
   size_t offset;
-  if (kernel_->params_known()) {
-    const auto& params = kernel_->params();
+  const std::string& name = layout_->kernel_name;
+  if (layout_->known) {
+    const auto& params = layout_->params;
     if (count_ >= params.size())
-      throw BadArgument("kernel '" + kernel_->name() + "' takes " + std::to_string(params.size()) +
-                        " argument" + (params.size() == 1 ? "" : "s") + " but more were given");
+      throw BadArgument("kernel '" + name + "' takes " + arguments(params.size()) + " but more were given");
     if (params[count_].size != size)
-      throw BadArgument("argument " + std::to_string(count_) + " of kernel '" + kernel_->name() + "' is " +
-                        what + " (" + std::to_string(size) + " bytes) but the kernel's parameter " +
-                        std::to_string(count_) + " takes " + std::to_string(params[count_].size) + " bytes");
+      throw BadArgument("argument " + std::to_string(count_) + " of kernel '" + name + "' is " + what + " (" +
+                        std::to_string(size) + " bytes) but the kernel's parameter " + std::to_string(count_) +
+                        " takes " + std::to_string(params[count_].size) + " bytes");
     offset = params[count_].offset;
   } else {
     offset = (size_ + align - 1) / align * align;
@@ -203,10 +208,9 @@ void LaunchArgs::add(const void* value, size_t size, size_t align, const char* w
 }
 
 void LaunchArgs::finish() const {
-  if (kernel_->params_known() && count_ != kernel_->params().size())
-    throw BadArgument("kernel '" + kernel_->name() + "' takes " + std::to_string(kernel_->params().size()) +
-                      " argument" + (kernel_->params().size() == 1 ? "" : "s") + " but " +
-                      std::to_string(count_) + " were given");
+  if (layout_->known && count_ != layout_->params.size())
+    throw BadArgument("kernel '" + layout_->kernel_name + "' takes " + arguments(layout_->params.size()) +
+                      " but " + std::to_string(count_) + " were given");
 }
 
 }  // namespace jiasu

@@ -40,6 +40,13 @@ struct KernelParam {
   size_t size = 0;
 };
 
+// A kernel's parameters as the compiled code declares them (known on drivers with CUDA 12.4+).
+struct ParamLayout {
+  std::string kernel_name;
+  bool known = false;
+  std::vector<KernelParam> params;
+};
+
 struct KernelAttributes {
   int registers = 0;
   int local_bytes = 0;          // per thread; non-zero means spills or local arrays
@@ -51,13 +58,11 @@ class Kernel {
  public:
   Kernel(std::shared_ptr<Module> module, cu::CUfunction function, std::string name);
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return layout_.kernel_name; }
   int device() const { return module_->device(); }
   cu::CUfunction handle() const { return function_; }
   const KernelAttributes& attributes() const { return attributes_; }
-  // The parameter layout of the compiled kernel, when the driver can tell (CUDA 12.4+).
-  bool params_known() const { return params_known_; }
-  const std::vector<KernelParam>& params() const { return params_; }
+  const ParamLayout& param_layout() const { return layout_; }
 
   // Checks the configuration against the device and this kernel, then launches. `args` is a packed
   // parameter buffer (see LaunchArgs).
@@ -70,10 +75,8 @@ class Kernel {
 
   std::shared_ptr<Module> module_;
   cu::CUfunction function_;
-  std::string name_;
+  ParamLayout layout_;
   KernelAttributes attributes_;
-  bool params_known_ = false;
-  std::vector<KernelParam> params_;
   size_t dynamic_shared_allowed_ = 48 * 1024;  // raised on demand, up to the device's opt-in limit
 };
 
@@ -81,7 +84,7 @@ class Kernel {
 // against the declared parameter size when the layout is known.
 class LaunchArgs {
  public:
-  void begin(const Kernel& kernel);
+  void begin(const ParamLayout& layout);
   // Size of the parameter the next argument fills; 0 when the layout is unknown or all are filled.
   size_t next_size() const;
   size_t count() const { return count_; }
@@ -92,7 +95,7 @@ class LaunchArgs {
   size_t size() const { return size_; }
 
  private:
-  const Kernel* kernel_ = nullptr;
+  const ParamLayout* layout_ = nullptr;
   size_t count_ = 0;
   size_t size_ = 0;
   std::vector<unsigned char> buffer_;
