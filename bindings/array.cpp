@@ -126,7 +126,7 @@ nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
   const DTypeInfo& t = info(a.dtype());
   nb::dlpack::dtype dtype{t.dlpack_code, static_cast<uint8_t>(t.itemsize * 8), 1};
   void* data = a.size() ? reinterpret_cast<void*>(a.data()) : nullptr;
-  nb::ndarray<> nd(data, shape.size(), shape.data(), self, strides.data(), dtype, kDLCUDA, a.device());
+  nb::ndarray<nb::array_api> nd(data, shape.size(), shape.data(), self, strides.data(), dtype, kDLCUDA, a.device());
   return nd.cast().attr("__dlpack__")(**kwargs);
 }
 
@@ -274,13 +274,12 @@ void bind_array(nb::module_& m) {
           Array source = device_array_from(value);
           if (source.shape() != view.shape() || source.dtype() != view.dtype())
             throw BadValue("assigning a device array needs the same shape and dtype");
-          Array contiguous = source.c_contiguous() ? source : source.copy();
-          std::vector<unsigned char> host(contiguous.nbytes());
           nb::gil_scoped_release unlocked;
-          if (view.c_contiguous()) {
-            copy_device_to_device(view.data(), contiguous.data(), view.nbytes(), nullptr, true);
+          if (view.c_contiguous() && source.c_contiguous()) {
+            copy_device_to_device(view.data(), source.data(), view.nbytes(), nullptr, false);
           } else {
-            contiguous.copy_to_host(host.data());
+            std::vector<unsigned char> host(source.nbytes());
+            source.copy_to_host(host.data());
             view.copy_from_host(host.data());
           }
           return;

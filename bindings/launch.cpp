@@ -126,8 +126,9 @@ void launch(Kernel& kernel, nb::handle grid, nb::handle block, nb::handle args, 
   Dim3 g = dim3_from(grid, "grid"), b = dim3_from(block, "block");
   static thread_local LaunchArgs packed;  // reuses its buffer from launch to launch
   packed.begin(kernel.param_layout());
-  nb::sequence seq = nb::borrow<nb::sequence>(args);
-  for (nb::handle value : seq) add_argument(packed, value, kernel);
+  PyObject* seq = args.ptr();
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);  // tuples and lists only, checked above
+  for (Py_ssize_t i = 0; i < n; ++i) add_argument(packed, PySequence_Fast_GET_ITEM(seq, i), kernel);
   packed.finish();
   kernel.launch(g, b, packed.data(), packed.size(), shared_mem, stream_handle(stream));
 }
