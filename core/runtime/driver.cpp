@@ -19,7 +19,7 @@ DriverApi load_driver() {
   spec.env_var = "JIASU_LIBCUDA";
   spec.sonames = {"libcuda.so.1", "libcuda.so"};
   spec.search_cuda_home = false;  // the toolkit only has a stub libcuda, which cannot run anything
-  spec.fix = "install the NVIDIA GPU driver (it provides libcuda.so.1); without a GPU use the CPU backend";
+  spec.fix = "install the NVIDIA GPU driver (it provides libcuda.so.1)";
   FoundLibrary lib = find_library(spec);
 
   auto get_proc = reinterpret_cast<GetProcAddressFn>(find_symbol(lib, "cuGetProcAddress_v2"));

@@ -1,0 +1,133 @@
+"""`python -m jiasu demo`: add two vectors of a million floats with a raw CUDA kernel, check the
+result against NumPy and time it.
+
+Exit codes: 0 the demo ran and the result is right; 1 it ran and failed (wrong result or an error);
+2 it cannot run here because no CUDA GPU is available.
+"""
+import statistics
+import sys
+import time
+
+import numpy as np
+
+SOURCE = r"""
+extern "C" __global__ void add(const float* x, const float* y, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i] + y[i];
+}
+"""
+N = 1_000_000
+THREADS = 256
+ROUND_TRIPS = 20
+KERNEL_RUNS = 100
+
+
+def _cache_entries():
+    from . import _doctor
+    return _doctor._cache()["entries"]
+
+
+def _median_ms(fn, runs):
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def _speed(ratio):
+    return f"{ratio:,.1f}x faster" if ratio >= 1 else f"{1 / ratio:,.1f}x slower"
+
+
+def _no_gpu(out):
+    from . import _doctor
+    print("No CUDA GPU is available, so the demo cannot run on the GPU.", file=out)
+    print("(A CPU backend is planned but not available yet.) Here is what jiasu found:\n", file=out)
+    _doctor.main(file=out)
+    return 2
+
+
+def run(n=N, out=None):
+    """Run the demo, printing to `out` (stdout); returns the exit code."""
+    import jiasu
+    out = out or sys.stdout
+    if not jiasu.is_available():
+        return _no_gpu(out)
+
+    def say(name, value):
+        print(f"{name + ':':<18}{value}", file=out)
+
+    device = jiasu.get_device()
+    print(f"jiasu {jiasu.__version__} demo: out[i] = x[i] + y[i] for {n:,} float32", file=out)
+    say("device", f"{device.name} ({device.arch})")
+
+    x, y = np.random.rand(n).astype(np.float32), np.random.rand(n).astype(np.float32)
+    expected = x + y
+    blocks = (n + THREADS - 1) // THREADS
+    try:
+        add = jiasu.RawKernel(SOURCE, "add")
+        xd, yd, outd = jiasu.asarray(x), jiasu.asarray(y), jiasu.empty(n, jiasu.float32)
+        cached_before = _cache_entries()
+        t0 = time.perf_counter()
+        add(blocks, THREADS, (xd, yd, outd, n))
+        jiasu.synchronize()
+        first_ms = (time.perf_counter() - t0) * 1e3
+        how = "compiled with NVRTC" if _cache_entries() > cached_before else "loaded from the disk cache"
+        say("first call", f"{first_ms:.1f} ms ({how}, then launched)")
+
+        result = outd.get()
+        if not np.array_equal(result, expected):
+            bad = np.flatnonzero(result != expected)
+            i = bad[0]
+            say("check", f"FAILED: {len(bad):,} of {n:,} elements differ from NumPy "
+                         f"(first at i={i}: got {result[i]!r}, expected {expected[i]!r})")
+            return 1
+        say("check", "OK, identical to NumPy's x + y")
+
+        # (a) From host arrays: copy in, launch, copy back.
+        wrong = []
+
+        def round_trip():
+            a, b, c = jiasu.asarray(x), jiasu.asarray(y), jiasu.empty(n, jiasu.float32)
+            add(blocks, THREADS, (a, b, c, n))
+            if not np.array_equal(c.get(), expected):
+                wrong.append(True)
+
+        round_trip()  # warm up the memory pool
+        host_ms = _median_ms(round_trip, ROUND_TRIPS)
+        if wrong:
+            say("check", "FAILED: a round trip from host arrays gave a wrong result")
+            return 1
+
+        # (b) Device arrays only: the kernel itself, timed by CUDA events.
+        start, end = jiasu.Event(), jiasu.Event()
+        kernel_us = []
+        for i in range(KERNEL_RUNS + 3):
+            start.record()
+            add(blocks, THREADS, (xd, yd, outd, n))
+            end.record()
+            end.synchronize()
+            if i >= 3:  # the first few warm the clocks up
+                kernel_us.append(start.elapsed_time(end) * 1e3)
+        kernel_us = statistics.median(kernel_us)
+        gbps = 12 * n / (kernel_us * 1e-6) / 1e9
+    except jiasu.JiasuError as error:
+        print(f"\nThe demo failed: {type(error).__name__}: {error}", file=out)
+        print("Run `python -m jiasu doctor` to see what is missing.", file=out)
+        return 1
+
+    # (c) NumPy on the CPU.
+    numpy_ms = _median_ms(lambda: x + y, ROUND_TRIPS)
+
+    say("host round trip", f"{host_ms:.2f} ms  (asarray x, asarray y, launch, get; median of {ROUND_TRIPS})")
+    say("kernel only", f"{kernel_us:.1f} µs = {gbps:,.0f} GB/s  (12 bytes per element; "
+                       f"median of {KERNEL_RUNS}, CUDA events)")
+    say("NumPy on the CPU", f"{numpy_ms:.2f} ms  (x + y; median of {ROUND_TRIPS})")
+    print(f"\nOK: the kernel alone is {_speed(numpy_ms * 1e3 / kernel_us)} than NumPy; counting the copies "
+          f"to and from the GPU, {_speed(numpy_ms / host_ms)}.", file=out)
+    return 0
+
+
+def main():
+    return run()
