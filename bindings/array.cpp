@@ -140,7 +140,13 @@ std::vector<IndexItem> index_items(nb::handle key) {
       item.kind = IndexItem::Ellipsis;
     } else if (PySlice_Check(k.ptr())) {
       item.kind = IndexItem::Slice;
-      auto part = [](nb::handle v) { return v.is_none() ? std::nullopt : std::optional<int64_t>(nb::cast<int64_t>(v)); };
+      // Bounds beyond int64 clamp, as in Python's own slicing.
+      auto part = [](nb::handle v) -> std::optional<int64_t> {
+        if (v.is_none()) return std::nullopt;
+        Py_ssize_t x = PyNumber_AsSsize_t(v.ptr(), nullptr);
+        if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+        return x;
+      };
       item.start = part(k.attr("start"));
       item.stop = part(k.attr("stop"));
       item.step = part(k.attr("step"));

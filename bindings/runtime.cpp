@@ -16,19 +16,18 @@ namespace {
 
 int parse_arch(nb::handle arch, CodeKind* kind) {
   if (arch.is_none()) {
+    if (device_count() == 0) throw BadValue("no GPU is visible: pass arch= (e.g. 'sm_90') to compile for one");
     *kind = CodeKind::Cubin;
     return device_properties(current_device()).arch();
   }
   if (nb::isinstance<nb::int_>(arch)) return nb::cast<int>(arch);
   std::string text = nb::cast<std::string>(arch);
   for (const char* prefix : {"sm_", "compute_"}) {
-    std::string p = prefix;
-    if (text.rfind(p, 0) == 0) {
+    std::string p = prefix, digits = text.substr(std::min(text.size(), p.size()));
+    if (text.rfind(p, 0) == 0 && !digits.empty() && digits.size() <= 4 &&
+        digits.find_first_not_of("0123456789") == std::string::npos) {
       *kind = p == "sm_" ? CodeKind::Cubin : CodeKind::Ptx;
-      try {
-        return std::stoi(text.substr(p.size()));
-      } catch (const std::exception&) {
-      }
+      return std::stoi(digits);
     }
   }
   throw BadValue("arch must look like 'sm_90', 'compute_90' or 90, not '" + text + "'");

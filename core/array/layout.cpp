@@ -15,9 +15,9 @@ int64_t Layout::size() const {
 }
 
 bool Layout::c_contiguous() const {
+  if (size() == 0) return true;  // NumPy's rule: an empty array is contiguous whatever its strides
   int64_t expected = itemsize;
   for (int64_t i = ndim() - 1; i >= 0; --i) {
-    if (shape[i] == 0) return true;
     if (shape[i] != 1 && strides[i] != expected) return false;
     expected *= shape[i];
   }
@@ -72,7 +72,7 @@ Layout index_layout(const Layout& layout, const std::vector<IndexItem>& items) {
     if (item.kind == IndexItem::Integer || item.kind == IndexItem::Slice) ++consumed;
     if (item.kind == IndexItem::Ellipsis) ++ellipses;
   }
-  if (ellipses > 1) throw BadValue("an index can only have a single ellipsis ('...')");
+  if (ellipses > 1) throw OutOfRange("an index can only have a single ellipsis ('...')");
   if (consumed > layout.ndim())
     throw OutOfRange("too many indices for array: array is " + std::to_string(layout.ndim()) +
                      "-dimensional, but " + std::to_string(consumed) + " were indexed");
@@ -106,7 +106,7 @@ Layout index_layout(const Layout& layout, const std::vector<IndexItem>& items) {
       case IndexItem::Slice: {
         // Python's slice.indices(extent), then the length of the selected range.
         int64_t extent = layout.shape[axis];
-        int64_t step = item.step.value_or(1);
+        int64_t step = std::max(item.step.value_or(1), -INT64_MAX);  // as Python clamps it: -step fits
         if (step == 0) throw BadValue("slice step cannot be zero");
         int64_t lower = step < 0 ? -1 : 0, upper = step < 0 ? extent - 1 : extent;
         auto clamp = [&](std::optional<int64_t> v, int64_t fallback) {
@@ -116,8 +116,9 @@ Layout index_layout(const Layout& layout, const std::vector<IndexItem>& items) {
         };
         int64_t start = clamp(item.start, step < 0 ? upper : lower);
         int64_t stop = clamp(item.stop, step < 0 ? lower : upper);
-        int64_t length = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
-                                  : (start > stop ? (start - stop - step - 1) / -step : 0);
+        // Written so that no step, however large, overflows.
+        int64_t length = step > 0 ? (stop > start ? (stop - start - 1) / step + 1 : 0)
+                                  : (start > stop ? (start - stop - 1) / -step + 1 : 0);
         if (length > 0) out.offset += start * layout.strides[axis];
         keep(length, layout.strides[axis] * step);
         ++axis;

@@ -35,8 +35,8 @@ struct IndexItem {
   std::optional<int64_t> start, stop, step;  // Slice; missing means Python's default
 };
 
-// The view selected by `items` (basic indexing). Throws OutOfRange for an index outside a
-// dimension and BadValue for a malformed subscript (too many indices, two ellipses, step 0).
+// The view selected by `items` (basic indexing). Throws OutOfRange where NumPy raises IndexError (an
+// index outside a dimension, too many indices, two ellipses) and BadValue for a zero step.
 Layout index_layout(const Layout& layout, const std::vector<IndexItem>& items);
 
 // A contiguous layout reshaped; one dimension may be -1. Throws BadValue when the sizes differ or the

@@ -1,0 +1,52 @@
+"""Shared pytest setup for jiasu's Python tests.
+
+* ``@pytest.mark.gpu`` marks a test that needs a CUDA GPU; it is skipped ("no CUDA GPU") when
+  ``jiasu.is_available()`` is False. Every test collected under ``tests/python/gpu/`` gets the
+  marker automatically, so that folder can be collected (and is) on machines without a GPU.
+* ``tmp_cache``: ``JIASU_CACHE_DIR`` pointing at a fresh temporary folder. The process-wide compile
+  cache fixes its folder at the first compile, so this only affects subprocesses started by the test
+  (or a process that has not compiled anything yet).
+"""
+import pathlib
+
+import pytest
+
+GPU_DIR = pathlib.Path(__file__).resolve().parent / "gpu"
+
+
+def pytest_configure(config):
+    # Also declared in pyproject.toml; repeated so that running with another rootdir/ini still knows it.
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skipped when none is present)")
+
+
+def _under_gpu_dir(item):
+    try:
+        pathlib.Path(str(item.path)).resolve().relative_to(GPU_DIR)
+    except ValueError:
+        return False
+    return True
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _under_gpu_dir(item) and item.get_closest_marker("gpu") is None:
+            item.add_marker(pytest.mark.gpu)
+    if not any(item.get_closest_marker("gpu") for item in items):
+        return
+    import jiasu  # only now: collecting tests must not depend on the package when no test needs it
+
+    if jiasu.is_available():
+        return
+    skip = pytest.mark.skip(reason="no CUDA GPU")
+    for item in items:
+        if item.get_closest_marker("gpu") is not None:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def tmp_cache(tmp_path, monkeypatch):
+    """A fresh compile-cache folder, exported as JIASU_CACHE_DIR; yields its path."""
+    cache = tmp_path / "jiasu-cache"
+    cache.mkdir()
+    monkeypatch.setenv("JIASU_CACHE_DIR", str(cache))
+    return cache

@@ -1,0 +1,118 @@
+"""Behaviour on a machine without a usable GPU: clear Python exceptions, never a crash."""
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import jiasu
+
+pytestmark = pytest.mark.skipif(jiasu.is_available(), reason="a CUDA GPU is present")
+
+SOURCE = r"""
+extern "C" __global__ void add(const float* x, const float* y, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] + y[i];
+}
+"""
+
+# What a good message names: the missing driver library or the missing device.
+CAUSE = re.compile(r"driver|libcuda|GPU|device|JIASU_LIBCUDA", re.IGNORECASE)
+NO_GPU_ERRORS = (jiasu.CudaError, jiasu.LibraryNotFoundError)
+
+
+def check_no_gpu_error(excinfo):
+    error = excinfo.value
+    assert isinstance(error, jiasu.JiasuError)
+    assert isinstance(error, NO_GPU_ERRORS), type(error)
+    assert CAUSE.search(str(error)), str(error)
+    if isinstance(error, jiasu.CudaError):
+        assert error.name.startswith("CUDA_ERROR_"), error.name
+    return error
+
+
+def test_zeros_raises():
+    with pytest.raises(jiasu.JiasuError) as excinfo:
+        jiasu.zeros(3)
+    check_no_gpu_error(excinfo)
+
+
+def test_empty_and_asarray_raise():
+    with pytest.raises(NO_GPU_ERRORS) as excinfo:
+        jiasu.empty((2, 2), dtype=jiasu.float32)
+    check_no_gpu_error(excinfo)
+    with pytest.raises(NO_GPU_ERRORS) as excinfo:
+        jiasu.asarray([1.0, 2.0])
+    check_no_gpu_error(excinfo)
+
+
+def test_raw_kernel_call_raises():
+    kernel = jiasu.RawKernel(SOURCE, "add")  # construction compiles nothing and needs no GPU
+    assert kernel.name == "add"
+    with pytest.raises(jiasu.JiasuError) as excinfo:
+        kernel((1,), (1,), ())
+    first = type(check_no_gpu_error(excinfo))
+    # Same kind as the array path, and stable on a second call.
+    with pytest.raises(jiasu.JiasuError) as zeros_info:
+        jiasu.zeros(3)
+    assert type(zeros_info.value) is first
+    with pytest.raises(first):
+        kernel((1,), (1,), ())
+
+
+def test_raw_kernel_compile_raises():
+    with pytest.raises(NO_GPU_ERRORS) as excinfo:
+        jiasu.RawKernel(SOURCE, "add").compile()
+    check_no_gpu_error(excinfo)
+
+
+def test_source_module_raises():
+    with pytest.raises(NO_GPU_ERRORS) as excinfo:
+        jiasu.SourceModule(SOURCE)
+    check_no_gpu_error(excinfo)
+
+
+def test_device_raises():
+    with pytest.raises(NO_GPU_ERRORS) as excinfo:
+        jiasu.Device(0)
+    check_no_gpu_error(excinfo)
+    with pytest.raises(NO_GPU_ERRORS):
+        jiasu.get_device()
+
+
+def test_stream_and_event_raise():
+    with pytest.raises(NO_GPU_ERRORS) as excinfo:
+        jiasu.Stream()
+    check_no_gpu_error(excinfo)
+    with pytest.raises(NO_GPU_ERRORS):
+        jiasu.Event()
+
+
+def test_queries_do_not_raise():
+    assert jiasu.is_available() is False
+    assert jiasu.devices() == []
+
+
+def test_override_is_named_in_message():
+    code = textwrap.dedent("""
+        import jiasu
+        for attempt in (lambda: jiasu.zeros(3), lambda: jiasu.Device(0), lambda: jiasu.Stream()):
+            try:
+                attempt()
+            except jiasu.JiasuError as e:
+                print(type(e).__name__, "|", str(e).replace("\\n", " "))
+            else:
+                print("NO ERROR")
+    """)
+    env = dict(os.environ, JIASU_LIBCUDA="/nonexistent")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 3, result.stdout
+    for line in lines:
+        kind, _, message = line.partition(" | ")
+        assert kind == "LibraryNotFoundError", line
+        assert "JIASU_LIBCUDA" in message, line
+        assert "/nonexistent" in message, line
