@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""Kernel launch overhead: µs per launch of a tiny 3-array vector add, launched in a Python loop.
+
+Contenders, side by side in one run, all on the default stream of the device's primary context:
+  cpp             bench/launch_loop (CUDA driver API, cuLaunchKernel in a C++ loop): the anchor
+  jiasu           jiasu.RawKernel, n passed as a Python int
+  jiasu_np_int32  jiasu.RawKernel, n passed as numpy.int32 (same arguments as CuPy gets)
+  cupy            cupy.RawKernel with the same source
+  numba           numba.cuda.jit kernel doing the same add, launched with device arrays
+
+Method: warm up each contender and check its result, then repetitions interleaved across the Python
+contenders (rep i of every contender, then rep i+1 ...); one repetition is
+    synchronize; t0; <launches> launches; synchronize; t1
+with the garbage collector off, and the figure is the median over the repetitions of (t1 - t0) / launches.
+The C++ loop does the same in its own process (one subprocess, same launches/reps).
+
+Usage:  python3 bench/launch.py [--json out.json] [--launch-loop build/gpu-check/launch_loop]
+                                [--reps 7] [--launches 20000] [--numba-launches 1000]
+Goal (from the issue): jiasu <= 1.1x the C++ loop.
+"""
+import argparse
+import gc
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import env_info, first_line, import_jiasu_or_skip, median, write_json  # noqa: E402
+
+SOURCE = r"""
+extern "C" __global__ void add(const float* x, const float* y, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] + y[i];
+}
+"""
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOAL_RATIO = 1.1
+ISSUE_FIGURES_US = {"cpp": 3.60, "cupy": 5.31, "numba": 73.4}  # H200, recorded in the issue
+
+
+class NotAvailable(Exception):
+    """A contender that cannot run here (not installed, no binary...)."""
+
+
+def host_inputs(n):
+    x = np.arange(n, dtype=np.float32)
+    return x, 2 * x, 3 * x
+
+
+# ---- contenders: each returns (run(count), sync(), check()) ---------------------------------------
+
+def setup_jiasu(n, grid, block, use_np_int32=False):
+    import jiasu
+    hx, hy, expected = host_inputs(n)
+    x, y = jiasu.asarray(hx), jiasu.asarray(hy)
+    out = jiasu.zeros(n, dtype=np.float32)
+    kernel = jiasu.RawKernel(SOURCE, "add")
+    size = np.int32(n) if use_np_int32 else n
+
+    def run(count):
+        for _ in range(count):
+            kernel(grid, block, (x, y, out, size))
+
+    def check():
+        return np.array_equal(out.get(), expected)
+
+    return run, jiasu.synchronize, check
+
+
+def setup_cupy(n, grid, block):
+    try:
+        import cupy
+    except ImportError as error:
+        raise NotAvailable(f"not installed ({first_line(error)})") from None
+    hx, hy, expected = host_inputs(n)
+    x, y = cupy.asarray(hx), cupy.asarray(hy)
+    out = cupy.zeros(n, dtype=cupy.float32)
+    kernel = cupy.RawKernel(SOURCE, "add")
+    size = np.int32(n)
+
+    def run(count):
+        for _ in range(count):
+            kernel(grid, block, (x, y, out, size))
+
+    def check():
+        return np.array_equal(cupy.asnumpy(out), expected)
+
+    return run, cupy.cuda.runtime.deviceSynchronize, check
+
+
+def setup_numba(n, grid, block):
+    os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")  # 4 blocks is deliberately tiny
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack  # removed in NumPy 2.5, still referenced by numba
+    try:
+        from numba import cuda
+    except ImportError as error:
+        raise NotAvailable(f"not installed ({first_line(error)})") from None
+    try:
+        from numba.core.errors import NumbaPerformanceWarning
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+    except ImportError:
+        pass
+    if not cuda.is_available():
+        raise NotAvailable("numba.cuda.is_available() is False")
+
+    @cuda.jit
+    def add(x, y, out, n):
+        i = cuda.grid(1)
+        if i < n:
+            out[i] = x[i] + y[i]
+
+    hx, hy, expected = host_inputs(n)
+    x, y = cuda.to_device(hx), cuda.to_device(hy)
+    out = cuda.device_array(n, dtype=np.float32)
+    blocks, threads = grid[0], block[0]
+
+    def run(count):
+        for _ in range(count):
+            add[blocks, threads](x, y, out, n)
+
+    def check():
+        return np.array_equal(out.copy_to_host(), expected)
+
+    return run, cuda.synchronize, check
+
+
+# ---- the C++ anchor ---------------------------------------------------------------------------------
+
+def find_or_build_launch_loop(path):
+    if path:
+        if not os.path.isfile(path):
+            raise NotAvailable(f"{path} does not exist (build it: nvcc -O2 -o {path} bench/launch_loop.cpp -lcuda)")
+        return path
+    for candidate in (os.environ.get("JIASU_LAUNCH_LOOP"), os.path.join(REPO, "build", "gpu-check", "launch_loop"),
+                      os.path.join(REPO, "build", "bench", "launch_loop")):
+        if candidate and os.path.isfile(candidate):
+            return candidate
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        raise NotAvailable("no launch_loop binary and no nvcc to build it (pass --launch-loop)")
+    target = os.path.join(REPO, "build", "bench", "launch_loop")
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    print(f"building {target} with nvcc ...", flush=True)
+    result = subprocess.run([nvcc, "-O2", "-o", target, os.path.join(REPO, "bench", "launch_loop.cpp"), "-lcuda"],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise NotAvailable("nvcc failed: " + (result.stderr.strip().splitlines() or ["?"])[-1])
+    return target
+
+
+def run_cpp(binary_path, n, threads, launches, reps, warmup):
+    import jiasu
+    binary = find_or_build_launch_loop(binary_path)
+    arch = jiasu.get_device().arch
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin_path = os.path.join(tmp, "add.cubin")
+        with open(cubin_path, "wb") as f:
+            f.write(jiasu.compile_cuda(SOURCE, arch=arch))
+        command = [binary, "--module", cubin_path, "--kernel", "add", "--n", str(n), "--threads", str(threads),
+                   "--launches", str(launches), "--reps", str(reps), "--warmup", str(warmup)]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    lines = [line for line in result.stdout.splitlines() if line.strip().startswith("{")]
+    if not lines:
+        raise RuntimeError(f"launch_loop exited {result.returncode} without JSON: "
+                           f"{(result.stderr or result.stdout).strip()[-300:]}")
+    data = json.loads(lines[-1])
+    if not data.get("ok"):
+        raise RuntimeError(f"launch_loop: {data.get('error')}")
+    data["binary"] = binary
+    data["cubin_arch"] = arch
+    return data
+
+
+# ---- driver -----------------------------------------------------------------------------------------
+
+def time_rep(run, sync, count):
+    sync()
+    t0 = time.perf_counter()
+    run(count)
+    sync()
+    return (time.perf_counter() - t0) / count * 1e6
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--json", help="write the results to this JSON file")
+    parser.add_argument("--launch-loop", help="path of the built bench/launch_loop.cpp (default: find or build it)")
+    parser.add_argument("--n", type=int, default=1000, help="array length (default 1000: 4 blocks of 256)")
+    parser.add_argument("--threads", type=int, default=256)
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--launches", type=int, default=20000, help="launches per repetition")
+    parser.add_argument("--numba-launches", type=int, default=1000, help="launches per repetition for Numba")
+    parser.add_argument("--warmup", type=int, default=2000)
+    parser.add_argument("--only", help="comma-separated subset of: cpp,jiasu,jiasu_np_int32,cupy,numba")
+    args = parser.parse_args()
+
+    import_jiasu_or_skip("launch.py", args.json, "launch")
+    blocks = (args.n + args.threads - 1) // args.threads
+    grid, block = (blocks,), (args.threads,)
+    wanted = set(args.only.split(",")) if args.only else None
+
+    results = {}
+
+    def enabled(name):
+        return wanted is None or name in wanted
+
+    # The C++ anchor first, in its own process.
+    if enabled("cpp"):
+        try:
+            data = run_cpp(args.launch_loop, args.n, args.threads, args.launches, args.reps, args.warmup)
+            results["cpp"] = {"status": "ok", "us": data["us_per_launch"], "min_us": data["min_us"],
+                              "reps_us": data["reps_us"], "launches": data["launches"], "detail": data}
+        except NotAvailable as error:
+            results["cpp"] = {"status": "n/a", "reason": str(error)}
+        except Exception as error:  # noqa: BLE001
+            results["cpp"] = {"status": "error", "reason": first_line(error)}
+
+    setups = [
+        ("jiasu", lambda: setup_jiasu(args.n, grid, block), args.launches, args.warmup),
+        ("jiasu_np_int32", lambda: setup_jiasu(args.n, grid, block, use_np_int32=True), args.launches, args.warmup),
+        ("cupy", lambda: setup_cupy(args.n, grid, block), args.launches, args.warmup),
+        ("numba", lambda: setup_numba(args.n, grid, block), args.numba_launches, min(args.warmup, 200)),
+    ]
+    active = []
+    for name, setup, launches, warmup in setups:
+        if not enabled(name):
+            continue
+        try:
+            run, sync, check = setup()
+            run(max(1, warmup))
+            sync()
+            if not check():
+                raise RuntimeError("wrong result after warm-up")
+            active.append((name, run, sync, launches))
+            results[name] = {"status": "ok", "reps_us": [], "launches": launches}
+        except NotAvailable as error:
+            results[name] = {"status": "n/a", "reason": str(error)}
+        except Exception as error:  # noqa: BLE001
+            results[name] = {"status": "error", "reason": first_line(error)}
+
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(args.reps):
+            for name, run, sync, launches in active:
+                try:
+                    results[name]["reps_us"].append(time_rep(run, sync, launches))
+                except Exception as error:  # noqa: BLE001
+                    results[name] = {"status": "error", "reason": first_line(error)}
+            active = [entry for entry in active if results[entry[0]]["status"] == "ok"]
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    for name, *_ in active:
+        results[name]["us"] = median(results[name]["reps_us"])
+        results[name]["min_us"] = min(results[name]["reps_us"])
+
+    anchor = results.get("cpp", {}).get("us")
+    for entry in results.values():
+        if entry.get("status") == "ok" and anchor:
+            entry["ratio_to_cpp"] = entry["us"] / anchor
+
+    jiasu_ratio = results.get("jiasu", {}).get("ratio_to_cpp")
+    goal = {"max_ratio_to_cpp": GOAL_RATIO, "ratio": jiasu_ratio,
+            "met": (jiasu_ratio <= GOAL_RATIO) if jiasu_ratio is not None else None}
+
+    labels = {"cpp": "C++ cuLaunchKernel loop", "jiasu": "jiasu.RawKernel", "jiasu_np_int32": "jiasu.RawKernel (np.int32 n)",
+              "cupy": "cupy.RawKernel", "numba": "numba.cuda.jit"}
+    print(f"\nLaunch overhead: add<<<{blocks}, {args.threads}>>> on n={args.n} floats, median of {args.reps} reps "
+          f"x {args.launches} launches (Numba x {args.numba_launches})")
+    print(f"{'contender':32} {'us/launch':>10} {'min':>8} {'vs C++':>8}  issue")
+    print("-" * 72)
+    for name in ("cpp", "jiasu", "jiasu_np_int32", "cupy", "numba"):
+        if name not in results:
+            continue
+        entry = results[name]
+        issue = f"{ISSUE_FIGURES_US[name]:.2f}" if name in ISSUE_FIGURES_US else ""
+        if entry["status"] == "ok":
+            ratio = f"{entry['ratio_to_cpp']:.2f}x" if "ratio_to_cpp" in entry else "n/a"
+            print(f"{labels[name]:32} {entry['us']:10.2f} {entry['min_us']:8.2f} {ratio:>8}  {issue}")
+        else:
+            print(f"{labels[name]:32} {'n/a':>10} {'':8} {'':8}  {issue}   [{entry['status']}: {entry['reason']}]")
+    if goal["met"] is None:
+        print(f"\ngoal jiasu <= {GOAL_RATIO}x C++: cannot tell (jiasu or the C++ loop did not run)")
+    else:
+        print(f"\ngoal jiasu <= {GOAL_RATIO}x C++: {'MET' if goal['met'] else 'NOT MET'} ({jiasu_ratio:.2f}x)")
+
+    write_json(args.json, {
+        "benchmark": "launch",
+        "config": {"n": args.n, "blocks": blocks, "threads": args.threads, "reps": args.reps,
+                   "launches": args.launches, "numba_launches": args.numba_launches, "warmup": args.warmup},
+        "results": results,
+        "goal": goal,
+        "issue_figures_us": ISSUE_FIGURES_US,
+        "env": env_info(),
+    })
+
+
+if __name__ == "__main__":
+    main()
