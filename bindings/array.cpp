@@ -12,6 +12,8 @@
 namespace jiasu::py {
 namespace {
 
+using namespace nb::literals;
+
 constexpr int kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
 
 nb::object& numpy() {
@@ -60,7 +62,11 @@ Array from_cuda_array_interface(nb::handle obj) {
 }
 
 Array from_dlpack_object(nb::handle obj) {
-  nb::ndarray<> nd = nb::cast<nb::ndarray<>>(obj);
+  nb::ndarray<> nd;
+  if (!nb::try_cast(obj, nd)) {
+    std::string why = PyErr_Occurred() ? nb::python_error().what() : "its __dlpack__ export failed";
+    throw BadArgument("cannot import a " + python_type_name(obj) + " through DLPack: " + why);
+  }
   int type = nd.device_type();
   if (type != kDLCUDA && type != kDLCUDAManaged && type != kDLCUDAHost)
     throw BadArgument(std::string("expected a CUDA array but got a ") + python_type_name(obj) + " on the " +
@@ -88,8 +94,8 @@ Array from_dlpack_object(nb::handle obj) {
 
 nb::dict cuda_array_interface(const Array& a) {
   const DTypeInfo& t = info(a.dtype());
-  if (!t.typestr[0])
-    throw BadArgument(std::string(t.name) + " has no __cuda_array_interface__ type; use DLPack (__dlpack__)");
+  if (!t.typestr[0])  // AttributeError, so that hasattr() answers False to consumers that probe
+    throw nb::attribute_error((std::string(t.name) + " has no __cuda_array_interface__ type; use DLPack").c_str());
   nb::dict d;
   d["shape"] = to_tuple(a.shape());
   d["typestr"] = t.typestr;
@@ -182,11 +188,11 @@ nb::object get(const Array& a, nb::handle stream, nb::handle out) {
 }
 
 void set(const Array& a, nb::handle value, nb::handle stream) {
-  nb::object host = numpy().attr("ascontiguousarray")(value, numpy_dtype(a.dtype()));
-  Shape shape = shape_from(host.attr("shape"));
-  if (shape != a.shape()) {
+  nb::object asarray = numpy().attr("asarray");
+  nb::object host = asarray(value, numpy_dtype(a.dtype()), "order"_a = "C");
+  if (shape_from(host.attr("shape")) != a.shape()) {
     // NumPy broadcasting for the usual cases (a scalar, a row): let NumPy expand it on the host.
-    host = numpy().attr("ascontiguousarray")(numpy().attr("broadcast_to")(host, to_tuple(a.shape())));
+    host = asarray(numpy().attr("broadcast_to")(host, to_tuple(a.shape())), "order"_a = "C");
   }
   const void* ptr = reinterpret_cast<const void*>(host_address(host));
   cu::CUstream s = stream_handle(stream);
@@ -232,7 +238,13 @@ Array device_array_from(nb::handle obj) {
   if (nb::isinstance<Array>(obj)) return nb::cast<const Array&>(obj);
   if (nb::hasattr(obj, "__dlpack_device__") && nb::hasattr(obj, "__dlpack__")) {
     int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
-    if (type == kDLCUDA || type == kDLCUDAManaged) return from_dlpack_object(obj);
+    if (type == kDLCUDA || type == kDLCUDAManaged) {
+      try {
+        return from_dlpack_object(obj);
+      } catch (const BadArgument&) {
+        if (!nb::hasattr(obj, "__cuda_array_interface__")) throw;  // else the producer may allow CAI
+      }
+    }
     if (!nb::hasattr(obj, "__cuda_array_interface__"))
       throw BadArgument("expected device memory but got a " + python_type_name(obj) + " on the " +
                         (type == kDLCPU ? std::string("CPU") : "device type " + std::to_string(type)) +
@@ -241,7 +253,7 @@ Array device_array_from(nb::handle obj) {
   if (nb::hasattr(obj, "__cuda_array_interface__")) return from_cuda_array_interface(obj);
   throw BadArgument("expected device memory (a jiasu.Array or an object with __dlpack__ or "
                     "__cuda_array_interface__) but got " + python_type_name(obj) +
-                    (nb::hasattr(obj, "__array_interface__") ? "; copy host arrays to the GPU with jiasu.asarray(x)" : ""));
+                    "; copy host data to the GPU with jiasu.asarray(x)");
 }
 
 void bind_array(nb::module_& m) {

@@ -179,7 +179,7 @@ void bind_runtime(nb::module_& m) {
         e->record(s.handle());
         return e;
       }, nb::rv_policy::take_ownership, "Record a new timing event on this stream and return it.")
-      .def_prop_ro("device", [](const Stream& s) { return s.device(); })
+      .def_prop_ro("device", [](const Stream& s) { return Device{s.device()}; })
       .def_prop_ro("ptr", [](const Stream& s) { return reinterpret_cast<uintptr_t>(s.handle()); });
 
   nb::class_<PinnedBuffer>(m, "PinnedBuffer", "Page-locked host memory.")

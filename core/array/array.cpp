@@ -26,6 +26,7 @@ Array Array::empty(const Shape& shape, DType dtype, int device) {
 }
 
 void Array::copy_to_host(void* host, cu::CUstream stream, bool sync) const {
+  data();  // a freed array fails here, even an empty one
   if (size() == 0) return;
   activate(device());
   if (c_contiguous()) {
@@ -39,6 +40,7 @@ void Array::copy_to_host(void* host, cu::CUstream stream, bool sync) const {
 }
 
 void Array::copy_from_host(const void* host, cu::CUstream stream, bool sync) const {
+  data();  // a freed array fails here, even an empty one
   if (size() == 0) return;
   activate(device());
   if (c_contiguous()) {
@@ -54,6 +56,7 @@ void Array::copy_from_host(const void* host, cu::CUstream stream, bool sync) con
 }
 
 Array Array::copy(cu::CUstream stream) const {
+  data();
   Array out = empty(shape(), dtype_, device());
   if (size() == 0) return out;
   if (c_contiguous()) {
@@ -67,6 +70,7 @@ Array Array::copy(cu::CUstream stream) const {
 }
 
 void Array::fill(const void* value, cu::CUstream stream) const {
+  data();  // a freed array fails here, even an empty one
   if (size() == 0) return;
   activate(device());
   if (c_contiguous()) {

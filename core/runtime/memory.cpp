@@ -49,7 +49,8 @@ cu::CUdeviceptr Allocation::ptr() const {
 }
 
 void Allocation::release() {
-  if (ptr_) free_memory();
+  free_memory();
+  released_ = true;
 }
 
 std::shared_ptr<Allocation> allocate_device(int device, size_t bytes, cu::CUstream stream) {

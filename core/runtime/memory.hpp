@@ -23,7 +23,7 @@ class Allocation {
   cu::CUdeviceptr ptr_unchecked() const { return ptr_; }
   size_t bytes() const { return bytes_; }
   int device() const { return device_; }
-  bool released() const { return ptr_ == 0 && bytes_ != 0; }
+  bool released() const { return released_; }
   // Frees the memory now; later use of any view fails with a clear error.
   void release();
 
@@ -32,6 +32,7 @@ class Allocation {
   cu::CUdeviceptr ptr_;
   size_t bytes_;
   int device_;
+  bool released_ = false;
 };
 
 // Allocates on `device` from its default memory pool, ordered on `stream` (0: the legacy stream).
