@@ -284,7 +284,8 @@ void bind_array(nb::module_& m) {
         if (a.ndim() == 0) throw BadArgument("len() of a 0-d array");
         return a.shape()[0];
       })
-      .def("__getitem__", [](const Array& a, nb::handle key) { return a.index(index_items(key)); })
+      .def("__getitem__", [](const Array& a, nb::handle key) { return a.index(index_items(key)); },
+           nb::arg("key").none())
       .def("__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
         Array view = a.index(index_items(key));
         if (nb::isinstance<Array>(value) || nb::hasattr(value, "__cuda_array_interface__") ||
@@ -303,7 +304,7 @@ void bind_array(nb::module_& m) {
           return;
         }
         set(view, value, nb::none());
-      })
+      }, nb::arg("key").none(), nb::arg("value"))
       .def("reshape", [](const Array& a, nb::args shape) {
         return a.reshape(shape.size() == 1 ? shape_from(shape[0]) : shape_from(shape));
       })

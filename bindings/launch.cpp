@@ -1,5 +1,6 @@
 // RawKernel, SourceModule and the launch path: Python arguments are classified and packed in C++ so
 // that a launch costs little more than cuLaunchKernel itself.
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -13,7 +14,21 @@ namespace jiasu::py {
 namespace {
 
 PyTypeObject* array_type = nullptr;
-PyObject* numpy_generic = nullptr;
+
+// numpy.generic once NumPy is imported; without NumPy loaded no argument can be a NumPy scalar, and
+// importing it here would cost every `import jiasu` its load time.
+PyObject* numpy_generic() {
+  static PyObject* generic = nullptr;
+  if (!generic) {
+    PyObject* numpy = PyImport_GetModule(nb::str("numpy").ptr());  // new reference, or NULL
+    if (numpy) {
+      generic = PyObject_GetAttrString(numpy, "generic");
+      Py_DECREF(numpy);
+    }
+    PyErr_Clear();
+  }
+  return generic;
+}
 
 Dim3 dim3_from(nb::handle value, const char* what) {
   unsigned v[3] = {1, 1, 1};
@@ -98,7 +113,8 @@ void add_argument(LaunchArgs& args, nb::handle value, const Kernel& kernel) {
   PyObject* o = value.ptr();
   if (Py_TYPE(o) == array_type) return add_pointer(args, *nb::inst_ptr<Array>(value), kernel);
   if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) return add_python_number(args, value);
-  if (numpy_generic && PyObject_IsInstance(o, numpy_generic) == 1) {
+  PyObject* generic = numpy_generic();
+  if (generic && PyObject_IsInstance(o, generic) == 1) {
     // A NumPy scalar is passed as exactly its C type; its buffer holds the value.
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
@@ -179,7 +195,6 @@ void require_gpu() {
 
 void bind_launch(nb::module_& m) {
   array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
-  numpy_generic = nb::object(nb::module_::import_("numpy").attr("generic")).release().ptr();
 
   nb::class_<Kernel>(m, "Kernel", "A compiled CUDA kernel; call as kernel(grid, block, args, shared_mem=0, stream=None).")
       .def("__call__", &launch, nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("shared_mem") = 0,

@@ -142,7 +142,7 @@ void bind_runtime(nb::module_& m) {
       .def("use", [](const Device& d) { set_current_device(d.ordinal); }, "Make this the current device.")
       .def("__eq__", [](const Device& a, nb::handle b) {
         return nb::isinstance<Device>(b) && nb::inst_ptr<Device>(b)->ordinal == a.ordinal;
-      })
+      }, nb::arg("other").none())
       .def("__hash__", [](const Device& d) { return d.ordinal; })
       .def("__repr__", [](const Device& d) {
         return "<jiasu.Device " + std::to_string(d.ordinal) + ": " + d.props().name + ", sm_" +

@@ -46,13 +46,16 @@ def set_device(device):
     _core.set_device(device if isinstance(device, int) else device.id)
 
 
+_NUMPY_TYPES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                "float32", "float64", "complex64", "complex128")
+
+
 def __getattr__(name):
-    # bfloat16 comes from ml_dtypes, imported only when asked for.
+    # The scalar types are NumPy's (bfloat16 is ml_dtypes'), imported on first use to keep import fast.
+    if name in _NUMPY_TYPES:
+        import numpy
+        return getattr(numpy, name)
     if name == "bfloat16":
         import ml_dtypes
         return ml_dtypes.bfloat16
     raise AttributeError(f"module 'jiasu' has no attribute {name!r}")
-
-
-from numpy import (bool_, complex64, complex128, float16, float32, float64, int8, int16, int32,  # noqa: E402
-                   int64, uint8, uint16, uint32, uint64)

@@ -1,6 +1,7 @@
-"""Array creation. The arrays themselves (jiasu.Array) live in C++; this only routes Python inputs."""
-import numpy as np
+"""Array creation. The arrays themselves (jiasu.Array) live in C++; this only routes Python inputs.
 
+NumPy is imported inside the functions that need it, so that `import jiasu` stays fast.
+"""
 from . import _core
 
 Array = _core.Array
@@ -12,12 +13,14 @@ def _device_id(device):
     return device if isinstance(device, int) else device.id
 
 
-def empty(shape, dtype=np.float64, device=None):
+def empty(shape, dtype="float64", device=None):
     """An uninitialised array on the GPU (the current device unless ``device`` is given)."""
     return _core.empty(shape, dtype, _device_id(device))
 
 
 def full(shape, fill_value, dtype=None, device=None):
+    import numpy as np
+
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
     out = empty(shape, dtype, device)
@@ -25,28 +28,28 @@ def full(shape, fill_value, dtype=None, device=None):
     return out
 
 
-def zeros(shape, dtype=np.float64, device=None):
+def zeros(shape, dtype="float64", device=None):
     return full(shape, 0, dtype, device)
 
 
-def ones(shape, dtype=np.float64, device=None):
+def ones(shape, dtype="float64", device=None):
     return full(shape, 1, dtype, device)
 
 
 def empty_like(a, dtype=None):
-    return empty(a.shape, dtype or a.dtype, a.device if isinstance(a, Array) else None)
+    return empty(a.shape, a.dtype if dtype is None else dtype, a.device if isinstance(a, Array) else None)
 
 
 def zeros_like(a, dtype=None):
-    return zeros(a.shape, dtype or a.dtype, a.device if isinstance(a, Array) else None)
+    return zeros(a.shape, a.dtype if dtype is None else dtype, a.device if isinstance(a, Array) else None)
 
 
 def ones_like(a, dtype=None):
-    return ones(a.shape, dtype or a.dtype, a.device if isinstance(a, Array) else None)
+    return ones(a.shape, a.dtype if dtype is None else dtype, a.device if isinstance(a, Array) else None)
 
 
 def full_like(a, fill_value, dtype=None):
-    return full(a.shape, fill_value, dtype or a.dtype, a.device if isinstance(a, Array) else None)
+    return full(a.shape, fill_value, a.dtype if dtype is None else dtype, a.device if isinstance(a, Array) else None)
 
 
 def _on_gpu(obj):
@@ -63,6 +66,8 @@ def asarray(obj, dtype=None, device=None):
     ``__cuda_array_interface__``) are wrapped without a copy and kept alive while the result lives.
     Host data (NumPy arrays, lists, scalars) is copied to the GPU.
     """
+    import numpy as np
+
     if isinstance(obj, Array) or _on_gpu(obj):
         out = _core.as_device_array(obj)
         if dtype is not None and np.dtype(dtype) != out.dtype:
@@ -79,8 +84,10 @@ def from_dlpack(x):
     return _core.from_dlpack(x)
 
 
-def pinned_empty(shape, dtype=np.float64):
+def pinned_empty(shape, dtype="float64"):
     """An uninitialised NumPy array in page-locked host memory (fast, asynchronous transfers)."""
+    import numpy as np
+
     dtype = np.dtype(dtype)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     count = int(np.prod(shape, dtype=np.int64))
