@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "support/error.hpp"
+#include "test_support.hpp"
 #include "toolchain/disk_cache.hpp"
 
 namespace jiasu {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ScopedEnv;
 
 // A fresh directory per test, removed afterwards.
 class DiskCacheTest : public ::testing::Test {
@@ -53,28 +55,6 @@ class DiskCacheTest : public ::testing::Test {
   }
 
   fs::path root_;
-};
-
-// Sets an environment variable for one scope, restoring the previous value (or absence) after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
 };
 
 TEST(CacheKey, MatchesIndependentComputation) {

@@ -7,9 +7,12 @@
 
 #include "array/dtype.hpp"
 #include "support/error.hpp"
+#include "test_support.hpp"
 
 namespace jiasu {
 namespace {
+
+using testing::message_of;
 
 struct Expected {
   DType dtype;
@@ -37,16 +40,6 @@ const Expected kExpected[] = {
     {DType::Complex64, "complex64", 8, 5, "<c8", DTypeKind::Complex},
     {DType::Complex128, "complex128", 16, 5, "<c16", DTypeKind::Complex},
 };
-
-std::string message_of_bad_argument(void (*f)()) {
-  try {
-    f();
-  } catch (const BadArgument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected BadArgument";
-  return "";
-}
 
 TEST(DType, TableCoversEveryDType) {
   ASSERT_EQ(sizeof(kExpected) / sizeof(kExpected[0]), size_t(kDTypeCount));
@@ -142,12 +135,12 @@ TEST(DType, TypestrUnsupported) {
   EXPECT_THROW(dtype_from_typestr("<M8"), BadArgument);   // datetime64
   EXPECT_THROW(dtype_from_typestr("f4"), BadArgument);    // no byte order character
   EXPECT_THROW(dtype_from_typestr("<f4x"), BadArgument);
-  std::string m = message_of_bad_argument([] { dtype_from_typestr("<M8"); });
+  std::string m = message_of<BadArgument>([] { dtype_from_typestr("<M8"); });
   EXPECT_NE(m.find("'<M8'"), std::string::npos) << m;
 }
 
 TEST(DType, UnknownNameListsSupported) {
-  std::string m = message_of_bad_argument([] { dtype_from_name("float128"); });
+  std::string m = message_of<BadArgument>([] { dtype_from_name("float128"); });
   EXPECT_NE(m.find("'float128'"), std::string::npos) << m;
   for (const Expected& e : kExpected) EXPECT_NE(m.find(e.name), std::string::npos) << e.name << " missing from: " << m;
   EXPECT_THROW(dtype_from_name(""), BadArgument);

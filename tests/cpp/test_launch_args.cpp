@@ -4,14 +4,16 @@
 
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <string>
 
 #include "runtime/module.hpp"
 #include "support/error.hpp"
+#include "test_support.hpp"
 
 namespace jiasu {
 namespace {
+
+using testing::message_of;
 
 // Four parameters at offsets {0, 8, 16, 20} with sizes {8, 8, 4, 8} (e.g. a pointer, a double, an
 // int and an 8-byte struct of two ints, which needs only 4-byte alignment).
@@ -40,16 +42,6 @@ T read_at(const LaunchArgs& args, size_t offset) {
 template <typename T>
 void add(LaunchArgs& args, T value, const char* what) {
   args.add(&value, sizeof value, alignof(T), what);
-}
-
-std::string bad_argument_message(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const BadArgument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected BadArgument";
-  return "";
 }
 
 TEST(LaunchArgsKnown, BytesLandAtDeclaredOffsets) {
@@ -82,7 +74,7 @@ TEST(LaunchArgsKnown, SizeMismatchNamesArgumentAndBothSizes) {
   args.begin(layout);
   add<uint64_t>(args, 1, "pointer");
   add<double>(args, 1.0, "float");
-  std::string m = bad_argument_message([&] { add<double>(args, 3.0, "numpy.float64"); });
+  std::string m = message_of<BadArgument>([&] { add<double>(args, 3.0, "numpy.float64"); });
   EXPECT_EQ(m, "argument 2 of kernel 'k' is numpy.float64 (8 bytes) but the kernel's parameter 2 takes 4 bytes");
   // The failed argument was not counted.
   EXPECT_EQ(args.count(), 2u);
@@ -97,7 +89,7 @@ TEST(LaunchArgsKnown, TooManyArguments) {
   add<double>(args, 1.0, "b");
   add<int32_t>(args, 1, "c");
   add<int64_t>(args, 1, "d");
-  std::string m = bad_argument_message([&] { add<int32_t>(args, 5, "int"); });
+  std::string m = message_of<BadArgument>([&] { add<int32_t>(args, 5, "int"); });
   EXPECT_EQ(m, "kernel 'k' takes 4 arguments but more were given");
 }
 
@@ -108,10 +100,10 @@ TEST(LaunchArgsKnown, TooFewArguments) {
   add<uint64_t>(args, 1, "a");
   add<double>(args, 1.0, "b");
   add<int32_t>(args, 1, "c");
-  std::string m = bad_argument_message([&] { args.finish(); });
+  std::string m = message_of<BadArgument>([&] { args.finish(); });
   EXPECT_EQ(m, "kernel 'k' takes 4 arguments but 3 were given");
   args.begin(layout);
-  m = bad_argument_message([&] { args.finish(); });
+  m = message_of<BadArgument>([&] { args.finish(); });
   EXPECT_EQ(m, "kernel 'k' takes 4 arguments but 0 were given");
 }
 
@@ -123,7 +115,7 @@ TEST(LaunchArgsKnown, SingularArgument) {
   LaunchArgs args;
   args.begin(layout);
   add<int32_t>(args, 1, "int");
-  std::string m = bad_argument_message([&] { add<int32_t>(args, 2, "int"); });
+  std::string m = message_of<BadArgument>([&] { add<int32_t>(args, 2, "int"); });
   EXPECT_EQ(m, "kernel 'one' takes 1 argument but more were given");
 }
 
@@ -136,7 +128,7 @@ TEST(LaunchArgsKnown, NoParameters) {
   EXPECT_EQ(args.next_size(), 0u);
   EXPECT_NO_THROW(args.finish());
   EXPECT_EQ(args.size(), 0u);
-  std::string m = bad_argument_message([&] { add<int32_t>(args, 1, "int"); });
+  std::string m = message_of<BadArgument>([&] { add<int32_t>(args, 1, "int"); });
   EXPECT_EQ(m, "kernel 'empty' takes 0 arguments but more were given");
 }
 

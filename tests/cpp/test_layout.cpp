@@ -13,9 +13,12 @@
 
 #include "array/layout.hpp"
 #include "support/error.hpp"
+#include "test_support.hpp"
 
 namespace jiasu {
 namespace {
+
+using testing::message_of;
 
 constexpr std::optional<int64_t> kNone = std::nullopt;
 
@@ -74,17 +77,6 @@ std::vector<int64_t> element_offsets(const Layout& l) {
     }
   }
   return out;
-}
-
-template <typename E, typename F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,54 +2,18 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <optional>
 #include <string>
 
 #include "support/error.hpp"
 #include "support/library_finder.hpp"
+#include "test_support.hpp"
 
 namespace jiasu {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Sets an environment variable for one scope, restoring the previous value (or absence) after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
-// The folder holding a libnvrtc file in CUDA_HOME or /usr/local/cuda; empty when there is none.
-std::string installed_nvrtc_dir() {
-  std::vector<std::string> dirs;
-  if (const char* home = std::getenv("CUDA_HOME")) {
-    dirs.push_back(std::string(home) + "/lib64");
-    dirs.push_back(std::string(home) + "/lib");
-  }
-  dirs.push_back("/usr/local/cuda/lib64");
-  for (const std::string& dir : dirs) {
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(dir, error))
-      if (entry.path().filename().string().rfind("libnvrtc.so", 0) == 0) return dir;
-  }
-  return "";
-}
+using testing::installed_nvrtc_dir;
+using testing::ScopedEnv;
 
 LibrarySpec nvrtc_like_spec() {
   LibrarySpec spec;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "support/error.hpp"
+#include "test_support.hpp"
 #include "toolchain/disk_cache.hpp"
 #include "toolchain/nvrtc.hpp"
 
@@ -16,25 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool nvrtc_installed() {
-  std::vector<std::string> dirs;
-  if (const char* home = std::getenv("CUDA_HOME")) {
-    dirs.push_back(std::string(home) + "/lib64");
-    dirs.push_back(std::string(home) + "/lib");
-  }
-  dirs.push_back("/usr/local/cuda/lib64");
-  for (const std::string& dir : dirs) {
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(dir, error))
-      if (entry.path().filename().string().rfind("libnvrtc.so", 0) == 0) return true;
-  }
-  return false;
-}
-
 class NvrtcTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!nvrtc_installed()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
+    if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
   }
 };
 
