@@ -1,0 +1,25 @@
+// Emitters: a typed Program becomes target source text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "frontend/check.hpp"
+
+namespace jiasu::emit {
+
+struct EmittedKernel {
+  std::string source;       // a complete translation unit, runtime header included
+  std::string entry_name;   // the extern "C" name of the kernel entry point
+};
+
+// CUDA C++ for NVRTC. Each statement carries a `// file.py:LINE  <python source>` comment.
+// Kernel parameters, in order: each array as jiasu::ArrayC<T, N> (data pointer, then shape[N]) when
+// contiguous, else jiasu::ArrayA<T, N> (data, shape[N], strides[N] in bytes); each scalar as its C type.
+EmittedKernel emit_cuda(const fe::Program& program);
+
+// The runtime header both targets share: array views, Python semantics for //, %, **, casts,
+// the math and intrinsic functions named in builtins.def.
+const std::string& cuda_runtime_header();
+
+}  // namespace jiasu::emit

@@ -1,0 +1,185 @@
+// The kernel language's syntax tree and types: the data every front-end stage reads and writes.
+//   parse()   fills the tree (kinds, names, literals, children, locations);
+//   check()   resolves names and fills Expr::type / Expr::meaning and Function::locals;
+//   emitters  read the typed tree and write target code.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "array/dtype.hpp"
+#include "frontend/source.hpp"
+
+namespace jiasu::fe {
+
+// ---------------------------------------------------------------------------------------------------
+// Types
+
+enum class TypeKind : uint8_t {
+  Unknown,   // not inferred (yet)
+  Void,      // a call that returns nothing; a function without a return value
+  Scalar,    // bool, ints, floats, complex (dtype)
+  Array,     // a view of memory: dtype, ndim, contiguity, memory space
+  Tuple,     // fixed-size tuple (grid(2), a.shape, tuples of constants)
+  Module,    // math, numpy, jiasu and its namespaces (jiasu.threadIdx, jiasu.atomic, jiasu.shared, ...)
+  Function,  // a builtin or a @jiasu.func device function, only ever called
+  DType,     // a dtype used as a value (np.float32 as the dtype argument of shared.array, or a cast)
+  Range,     // range(...) as the iterable of a for loop
+};
+
+enum class MemorySpace : uint8_t { Global, Shared, Local };
+
+struct Type {
+  TypeKind kind = TypeKind::Unknown;
+  DType dtype = DType::Int64;    // Scalar / DType: the type; Array: the element type
+  bool weak = false;             // Scalar from a Python literal: adapts to the other operand (NEP 50)
+  int ndim = 0;                  // Array
+  bool contiguous = false;       // Array: C-contiguous, so indexing needs no strides
+  MemorySpace space = MemorySpace::Global;  // Array
+  std::vector<Type> items;       // Tuple
+  std::string name;              // Module: "math", "numpy", "jiasu", "jiasu.threadIdx", ...; Function: its name
+
+  static Type scalar(DType d, bool weak = false);
+  static Type array(DType d, int ndim, bool contiguous, MemorySpace space = MemorySpace::Global);
+  static Type tuple(std::vector<Type> items);
+  static Type module(std::string name);
+  bool operator==(const Type& other) const;
+  bool operator!=(const Type& other) const { return !(*this == other); }
+  bool is_scalar() const { return kind == TypeKind::Scalar; }
+  bool is_integer() const;  // scalar int or uint (not bool)
+  bool is_float() const;    // scalar float16/bfloat16/float32/float64
+};
+
+// "float32", "array(float32, 2d, C)", "tuple(int64, int64)", ...: for messages and signature keys.
+std::string to_string(const Type& type);
+
+// ---------------------------------------------------------------------------------------------------
+// Expressions
+
+enum class ExprKind : uint8_t {
+  Int, Float, Bool, None, String,  // literals (String only as a docstring or an error)
+  Name,                            // name
+  Attribute,                       // value.name
+  Subscript,                       // value[args...]   (a[i], a[i, j]: one arg per index)
+  Call,                            // callee(args..., keywords...)
+  Binary,                          // args[0] op args[1]
+  Unary,                           // op args[0]       (-x, +x, ~x, not x)
+  Compare,                         // args[0] ops[0] args[1] ops[1] args[2] ...  (a < b < c)
+  BoolOp,                          // args[0] and/or args[1] ...  (op is And or Or)
+  IfExp,                           // args[1] if args[0] else args[2]
+  Tuple,                           // (args...)
+};
+
+enum class Op : uint8_t {
+  None,
+  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, LShift, RShift, BitAnd, BitOr, BitXor, MatMul,  // binary
+  UAdd, USub, Invert, Not,                                                                // unary
+  Eq, NotEq, Lt, LtE, Gt, GtE, Is, IsNot, In, NotIn,                                      // compare
+  And, Or,                                                                                // bool ops
+};
+const char* op_text(Op op);  // "+", "//", "not", "<=", ...
+
+struct Function;
+
+// What a name or attribute turned out to mean (filled by check()).
+enum class Meaning : uint8_t {
+  Unresolved,
+  Local,      // a local variable or parameter (Expr::name)
+  Constant,   // a compile-time constant from the kernel's globals (Expr::int_value / float_value / bool)
+  Module,     // a module or namespace (type.name)
+  Builtin,    // a builtin function, intrinsic or attribute (Expr::builtin indexes the builtin table)
+  DeviceFunction,  // a @jiasu.func (Expr::callee)
+  DTypeValue,      // a dtype (type.dtype)
+};
+
+struct Expr {
+  ExprKind kind;
+  SourceLoc loc;
+  std::string name;         // Name: identifier; Attribute: attribute name; String: the value
+  int64_t int_value = 0;    // Int (and Bool: 0/1); for Int literals above int64, parse() errors
+  uint64_t uint_value = 0;  // Int literals in [2^63, 2^64) keep their value here (int_value unused)
+  bool is_uint64 = false;
+  double float_value = 0;   // Float
+  Op op = Op::None;         // Binary, Unary, BoolOp
+  std::vector<Op> ops;      // Compare: one per comparison
+  std::vector<std::unique_ptr<Expr>> args;  // operands / elements / call arguments / indices
+  std::vector<std::pair<std::string, std::unique_ptr<Expr>>> keywords;  // Call keywords
+
+  // Filled by check():
+  Type type;
+  Meaning meaning = Meaning::Unresolved;
+  int builtin = -1;               // Meaning::Builtin: index into the builtin table
+  Function* callee = nullptr;     // Meaning::DeviceFunction: the specialised function called
+
+  Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+// ---------------------------------------------------------------------------------------------------
+// Statements
+
+enum class StmtKind : uint8_t {
+  Expr,       // value (a call)
+  Assign,     // targets[0] = targets[1] = ... = value   (a target may be a Name, Subscript or Tuple)
+  AugAssign,  // targets[0] op= value
+  If,         // if test: body  else: orelse  (elif is an If alone in orelse)
+  For,        // for targets[0] in value: body  else: orelse (orelse is rejected by check())
+  While,      // while test: body
+  Break,
+  Continue,
+  Return,     // return value (value may be null)
+  Pass,
+};
+
+struct Stmt {
+  StmtKind kind;
+  SourceLoc loc;
+  std::vector<ExprPtr> targets;
+  ExprPtr value;
+  ExprPtr test;
+  Op op = Op::None;  // AugAssign
+  std::vector<std::unique_ptr<Stmt>> body, orelse;
+  Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
+};
+using StmtPtr = std::unique_ptr<Stmt>;
+
+// ---------------------------------------------------------------------------------------------------
+// Functions
+
+struct Param {
+  std::string name;
+  SourceLoc loc;
+  Type type;              // from the call's signature
+  bool written = false;   // check(): the function stores into it (an array it writes or atomically updates)
+};
+
+struct Local {
+  std::string name;
+  Type type;
+  SourceLoc first_assigned;
+};
+
+struct Function {
+  std::string name;
+  SourceLoc loc;
+  std::vector<Param> params;
+  std::vector<StmtPtr> body;
+  std::vector<std::string> decorators;  // as written, e.g. "jiasu.kernel", "jiasu.kernel(debug=True)"
+
+  // Filled by check():
+  bool is_kernel = false;
+  std::vector<Local> locals;    // every local variable other than the parameters, with its one type
+  Type return_type;             // Void for kernels and functions that return nothing
+  std::string mangled_name;     // unique C++ name of this specialisation
+  bool uses_dynamic_shared = false;
+};
+
+// parse(): the single `def` in `source` (decorators allowed, nothing else at top level). Unsupported
+// Python syntax (class, lambda, with, try, import, global, comprehension, slicing in a subscript,
+// *args, default values, strings as values, ...) is parsed far enough to fail with a CompileError
+// that names the construct at its location.
+std::unique_ptr<Function> parse(const SourceText& source);
+
+}  // namespace jiasu::fe

@@ -1,0 +1,76 @@
+// Name resolution and type inference: a parsed function plus argument types becomes a typed program.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.hpp"
+
+namespace jiasu::fe {
+
+// The rules by which check() types a builtin's uses (the `rule` column of builtins.def).
+enum class BuiltinRule : uint8_t {
+  Range, Len, MinMax, SameNumeric1, Round, CastInt64, CastFloat64, CastBool,
+  FloatMath1, FloatMath2, FloatMath3, FloatToInt64, FloatPredicate, ConstPi, ConstE, ConstInf, ConstNan,
+  GridN, IndexValue, Void0, SyncPredicateInt, SyncPredicateBool, SyncWarp, NewArray,
+  Atomic, AtomicInt, AtomicUnsigned, AtomicCas, Shuffle, VoteBallot, VoteBool, Mask0, BitCount, SameInteger1,
+};
+
+enum class BuiltinId : uint16_t {
+#define JIASU_BUILTIN(id, path, rule, cuda, host) id,
+#include "frontend/builtins.def"
+#undef JIASU_BUILTIN
+};
+
+struct Builtin {
+  BuiltinId id;
+  const char* path;  // "math.sqrt", "jiasu.threadIdx.x", "range"
+  BuiltinRule rule;
+  const char* cuda;  // CUDA spelling; "" where the emitter writes the code itself
+  const char* host;  // host C++ spelling
+};
+const Builtin& builtin(int index);      // Expr::builtin indexes this table
+int find_builtin(const std::string& path);  // -1 when there is none
+
+struct FunctionSource;
+
+// What a global name of the kernel's module is, as the Python layer reports it.
+struct GlobalValue {
+  enum Kind : uint8_t { Missing, Int, Float, Bool, Tuple, Module, DTypeValue, Function, Unsupported } kind = Missing;
+  int64_t int_value = 0;
+  double float_value = 0;
+  std::vector<GlobalValue> items;            // Tuple
+  std::string name;                          // Module: "math", "numpy", "jiasu"; Unsupported: its Python type
+  DType dtype = DType::Float64;              // DTypeValue
+  std::shared_ptr<const FunctionSource> function;  // Function: a @jiasu.func
+};
+using Resolver = std::function<GlobalValue(const std::string& name)>;
+
+// A function's source and the resolver for its own module's globals.
+struct FunctionSource {
+  SourceText source;
+  Resolver resolve;
+  std::string identity;  // unique per Python function object (for memoising specialisations)
+};
+
+// A kernel specialised for one signature, with every device function it calls.
+struct Program {
+  std::vector<std::unique_ptr<Function>> functions;  // callees before callers; the kernel is last
+  std::vector<std::shared_ptr<const FunctionSource>> sources;  // parallel to functions
+  Function& kernel() { return *functions.back(); }
+  const Function& kernel() const { return *functions.back(); }
+};
+
+// Parses `kernel`, types it for arguments of types `signature` (arrays and scalars), and does the same
+// for each device function it calls (one specialisation per distinct argument types). Rules:
+// NumPy promotion with NEP 50 weak Python scalars; a variable has one type for its whole function (a
+// second assignment of another type is an error showing both); integer indices and thread indices
+// are int64. Throws CompileError at the offending expression.
+Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Type>& signature);
+
+// NumPy's promotion of two scalar types, honouring weak (literal) operands. Exposed for tests.
+Type promote(const Type& a, const Type& b);
+
+}  // namespace jiasu::fe
