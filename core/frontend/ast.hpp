@@ -61,9 +61,9 @@ std::string to_string(const Type& type);
 enum class ExprKind : uint8_t {
   Int, Float, Bool, None, String,  // literals (String only as a docstring or an error)
   Name,                            // name
-  Attribute,                       // value.name
-  Subscript,                       // value[args...]   (a[i], a[i, j]: one arg per index)
-  Call,                            // callee(args..., keywords...)
+  Attribute,                       // value.name        (value is args[0])
+  Subscript,                       // value[args...]    (value is args[0], then one arg per index: a[i, j])
+  Call,                            // callee(args..., keywords...)   (callee is args[0], then the positional args)
   Binary,                          // args[0] op args[1]
   Unary,                           // op args[0]       (-x, +x, ~x, not x)
   Compare,                         // args[0] ops[0] args[1] ops[1] args[2] ...  (a < b < c)
@@ -96,7 +96,8 @@ enum class Meaning : uint8_t {
 
 struct Expr {
   ExprKind kind;
-  SourceLoc loc;
+  SourceLoc loc;            // the operator ('+', first comparison, 'and', 'if'), trailer ('[', '(', the
+                            // attribute name) or, for the rest, the first character; see parse.cpp
   std::string name;         // Name: identifier; Attribute: attribute name; String: the value
   int64_t int_value = 0;    // Int (and Bool: 0/1); for Int literals above int64, parse() errors
   uint64_t uint_value = 0;  // Int literals in [2^63, 2^64) keep their value here (int_value unused)

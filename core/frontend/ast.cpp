@@ -1,0 +1,139 @@
+#include "frontend/ast.hpp"
+
+namespace jiasu::fe {
+
+Type Type::scalar(DType d, bool weak) {
+  Type t;
+  t.kind = TypeKind::Scalar;
+  t.dtype = d;
+  t.weak = weak;
+  return t;
+}
+
+Type Type::array(DType d, int ndim, bool contiguous, MemorySpace space) {
+  Type t;
+  t.kind = TypeKind::Array;
+  t.dtype = d;
+  t.ndim = ndim;
+  t.contiguous = contiguous;
+  t.space = space;
+  return t;
+}
+
+Type Type::tuple(std::vector<Type> items) {
+  Type t;
+  t.kind = TypeKind::Tuple;
+  t.items = std::move(items);
+  return t;
+}
+
+Type Type::module(std::string name) {
+  Type t;
+  t.kind = TypeKind::Module;
+  t.name = std::move(name);
+  return t;
+}
+
+// Compares only the fields that mean something for the kind, so stale defaults never make two equal
+// types differ. Weakness is part of a scalar type: a literal's int64 and a variable's int64 promote
+// differently.
+bool Type::operator==(const Type& other) const {
+  if (kind != other.kind) return false;
+  switch (kind) {
+    case TypeKind::Scalar:
+      return dtype == other.dtype && weak == other.weak;
+    case TypeKind::DType:
+      return dtype == other.dtype;
+    case TypeKind::Array:
+      return dtype == other.dtype && ndim == other.ndim && contiguous == other.contiguous &&
+             space == other.space;
+    case TypeKind::Tuple:
+      return items == other.items;
+    case TypeKind::Module:
+    case TypeKind::Function:
+      return name == other.name;
+    case TypeKind::Unknown:
+    case TypeKind::Void:
+    case TypeKind::Range:
+      return true;
+  }
+  return true;
+}
+
+bool Type::is_integer() const {
+  if (kind != TypeKind::Scalar) return false;
+  DTypeKind k = info(dtype).kind;
+  return k == DTypeKind::Signed || k == DTypeKind::Unsigned;
+}
+
+bool Type::is_float() const { return kind == TypeKind::Scalar && info(dtype).kind == DTypeKind::Float; }
+
+std::string to_string(const Type& type) {
+  switch (type.kind) {
+    case TypeKind::Unknown:
+      return "unknown";
+    case TypeKind::Void:
+      return "void";
+    case TypeKind::Scalar:
+      return info(type.dtype).name;  // weak literals read as their dtype: messages speak NumPy's names
+    case TypeKind::Array: {
+      const char* space = type.space == MemorySpace::Shared  ? "shared "
+                          : type.space == MemorySpace::Local ? "local "
+                                                             : "";
+      return std::string(space) + "array(" + info(type.dtype).name + ", " + std::to_string(type.ndim) + "d, " +
+             (type.contiguous ? "C" : "A") + ")";
+    }
+    case TypeKind::Tuple: {
+      std::string out = "tuple(";
+      for (size_t i = 0; i < type.items.size(); ++i) out += (i ? ", " : "") + to_string(type.items[i]);
+      return out + ")";
+    }
+    case TypeKind::Module:
+      return "module(" + type.name + ")";
+    case TypeKind::Function:
+      return "function(" + type.name + ")";
+    case TypeKind::DType:
+      return "dtype(" + std::string(info(type.dtype).name) + ")";
+    case TypeKind::Range:
+      return "range";
+  }
+  return "unknown";
+}
+
+const char* op_text(Op op) {
+  switch (op) {
+    case Op::None: return "";
+    case Op::Add: return "+";
+    case Op::Sub: return "-";
+    case Op::Mul: return "*";
+    case Op::Div: return "/";
+    case Op::FloorDiv: return "//";
+    case Op::Mod: return "%";
+    case Op::Pow: return "**";
+    case Op::LShift: return "<<";
+    case Op::RShift: return ">>";
+    case Op::BitAnd: return "&";
+    case Op::BitOr: return "|";
+    case Op::BitXor: return "^";
+    case Op::MatMul: return "@";
+    case Op::UAdd: return "+";
+    case Op::USub: return "-";
+    case Op::Invert: return "~";
+    case Op::Not: return "not";
+    case Op::Eq: return "==";
+    case Op::NotEq: return "!=";
+    case Op::Lt: return "<";
+    case Op::LtE: return "<=";
+    case Op::Gt: return ">";
+    case Op::GtE: return ">=";
+    case Op::Is: return "is";
+    case Op::IsNot: return "is not";
+    case Op::In: return "in";
+    case Op::NotIn: return "not in";
+    case Op::And: return "and";
+    case Op::Or: return "or";
+  }
+  return "";
+}
+
+}  // namespace jiasu::fe
