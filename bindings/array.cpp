@@ -256,6 +256,8 @@ Array device_array_from(nb::handle obj) {
                     "; copy host data to the GPU with jiasu.asarray(x)");
 }
 
+PyTypeObject* array_type = nullptr;
+
 void bind_array(nb::module_& m) {
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     return Array::empty(shape_from(shape), dtype_from_object(dtype),
@@ -331,6 +333,7 @@ void bind_array(nb::module_& m) {
                                                   : nb::cast<std::string>(nb::repr(get(a, nb::none(), nb::none())));
         return "jiasu.Array(" + body + ", dtype=" + info(a.dtype()).name + ", device=" + std::to_string(a.device()) + ")";
       });
+  array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
 }
 
 }  // namespace jiasu::py

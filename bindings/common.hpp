@@ -9,6 +9,7 @@
 #include "array/array.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
+#include "runtime/module.hpp"
 
 namespace nb = nanobind;
 
@@ -24,6 +25,14 @@ void bind_errors(nb::module_& m);
 void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_launch(nb::module_& m);
+void bind_kernel(nb::module_& m);
+
+// Shared by the launch paths (launch.cpp, kernel.cpp).
+extern PyTypeObject* array_type;  // jiasu.Array, for exact-type checks on the hot path
+PyObject* numpy_generic();  // numpy.generic once NumPy is loaded, else nullptr
+Dim3 dim3_from(nb::handle value, const char* what);
+nb::dict attributes(const Kernel& kernel);
+void require_gpu();  // throws the precise reason when no GPU is usable
 
 // None, a jiasu Stream, or a raw CUstream address as an int.
 cu::CUstream stream_handle(nb::handle stream);

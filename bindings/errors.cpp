@@ -1,6 +1,7 @@
 // Translates the core's exception hierarchy into the Python classes defined in jiasu/_errors.py.
 #include "common.hpp"
 
+#include "frontend/source.hpp"
 #include "support/error.hpp"
 
 namespace jiasu::py {
@@ -31,6 +32,14 @@ void translate(const std::exception_ptr& error, void*) {
                        : dynamic_cast<const InvalidArrayError*>(&e) ? "InvalidArrayError"
                                                                     : "CudaError";
     raise(kind, e.what(), nb::str("name"), nb::str(e.name().c_str()), nb::str("code"), nb::int_(e.code()));
+  } catch (const fe::CompileError& e) {
+    nb::object type = error_types()["CompileError"];
+    nb::object error = type(nb::str(e.what()));
+    nb::setattr(error, "file", nb::str(e.file().c_str()));
+    nb::setattr(error, "line", nb::int_(e.line()));
+    nb::setattr(error, "column", nb::int_(e.column()));
+    nb::setattr(error, "reason", nb::str(e.message().c_str()));
+    PyErr_SetObject(type.ptr(), error.ptr());
   } catch (const NvrtcError& e) {
     raise("NvrtcError", e.what(), nb::str("log"), nb::str(e.log().c_str()));
   } catch (const LibraryNotFound& e) {

@@ -11,9 +11,7 @@
 #include "support/error.hpp"
 
 namespace jiasu::py {
-namespace {
 
-PyTypeObject* array_type = nullptr;
 
 // numpy.generic once NumPy is imported; without NumPy loaded no argument can be a NumPy scalar, and
 // importing it here would cost every `import jiasu` its load time.
@@ -58,6 +56,25 @@ Dim3 dim3_from(nb::handle value, const char* what) {
   }
   return {v[0], v[1], v[2]};
 }
+
+nb::dict attributes(const Kernel& kernel) {
+  const KernelAttributes& a = kernel.attributes();
+  nb::dict d;
+  d["registers"] = a.registers;
+  d["local_bytes"] = a.local_bytes;
+  d["static_shared_bytes"] = a.static_shared_bytes;
+  d["max_threads_per_block"] = a.max_threads_per_block;
+  return d;
+}
+
+void require_gpu() {
+  if (device_count() == 0) {
+    cu::driver();  // raises the precise reason (no driver, no device) when there is one
+    throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "CUDA kernels need a GPU, and none is visible");
+  }
+}
+
+namespace {
 
 void add_pointer(LaunchArgs& args, const Array& array, const Kernel& kernel) {
   if (array.device() != kernel.device())
@@ -149,16 +166,6 @@ void launch(Kernel& kernel, nb::handle grid, nb::handle block, nb::handle args, 
   kernel.launch(g, b, packed.data(), packed.size(), shared_mem, stream_handle(stream));
 }
 
-nb::dict attributes(const Kernel& kernel) {
-  const KernelAttributes& a = kernel.attributes();
-  nb::dict d;
-  d["registers"] = a.registers;
-  d["local_bytes"] = a.local_bytes;
-  d["static_shared_bytes"] = a.static_shared_bytes;
-  d["max_threads_per_block"] = a.max_threads_per_block;
-  return d;
-}
-
 // A kernel compiled from source on first call, for the device current at that call.
 class RawKernel {
  public:
@@ -184,17 +191,9 @@ class RawKernel {
   int device_ = -1;
 };
 
-void require_gpu() {
-  if (device_count() == 0) {
-    cu::driver();  // raises the precise reason (no driver, no device) when there is one
-    throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "CUDA kernels need a GPU, and none is visible");
-  }
-}
-
 }  // namespace
 
 void bind_launch(nb::module_& m) {
-  array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
 
   nb::class_<Kernel>(m, "Kernel", "A compiled CUDA kernel; call as kernel(grid, block, args, shared_mem=0, stream=None).")
       .def("__call__", &launch, nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("shared_mem") = 0,

@@ -8,4 +8,5 @@ NB_MODULE(_core, m) {
   jiasu::py::bind_runtime(m);
   jiasu::py::bind_array(m);
   jiasu::py::bind_launch(m);
+  jiasu::py::bind_kernel(m);
 }

@@ -32,6 +32,7 @@ struct Builtin {
   const char* host;  // host C++ spelling
 };
 const Builtin& builtin(int index);      // Expr::builtin indexes this table
+int builtin_count();                    // rows in the table
 int find_builtin(const std::string& path);  // -1 when there is none
 
 struct FunctionSource;

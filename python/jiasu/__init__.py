@@ -5,14 +5,15 @@ Importing jiasu never touches the GPU: the CUDA driver and libraries are loaded 
 import sys as _sys
 
 from . import _core
-from ._errors import (CudaError, CudaOutOfMemoryError, InvalidArrayError, JiasuError, LaunchError,
-                      LibraryNotFoundError, NvrtcError)
+from ._errors import (CompileError, CudaError, CudaOutOfMemoryError, InvalidArrayError, JiasuError,
+                      LaunchError, LibraryNotFoundError, NvrtcError, PerformanceWarning)
 from ._errors import ALL as _ALL_ERRORS
 
 _core._register_errors(_ALL_ERRORS)
 # NVIDIA's pip wheels (nvidia-cuda-nvrtc, nvidia-cudnn-cu13, ...) install under a site-packages folder.
 _core.set_wheel_roots([p for p in _sys.path if p])
 
+from ._kernel import func, kernel  # noqa: E402
 from ._arrays import (Array, asarray, empty, empty_like, from_dlpack, full, full_like, ones,  # noqa: E402
                       ones_like, pinned_empty, zeros, zeros_like)
 

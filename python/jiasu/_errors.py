@@ -34,5 +34,19 @@ class LibraryNotFoundError(JiasuError):
     """A CUDA library (driver, NVRTC, cuDNN, ...) is missing; the message says what to install."""
 
 
+class CompileError(JiasuError):
+    """A Python kernel jiasu cannot compile. The message is "file:line:column: error: ..." followed by the
+    source line and a caret; ``file``, ``line``, ``column`` and ``reason`` hold the parts."""
+
+    file: str = ""
+    line: int = 0
+    column: int = 0
+    reason: str = ""
+
+
+class PerformanceWarning(UserWarning):
+    """Something that works but costs time, such as NumPy arrays copied at every kernel launch."""
+
+
 ALL = {cls.__name__: cls for cls in (JiasuError, CudaError, CudaOutOfMemoryError, LaunchError,
-                                     InvalidArrayError, NvrtcError, LibraryNotFoundError)}
+                                     InvalidArrayError, NvrtcError, LibraryNotFoundError, CompileError)}

@@ -1,0 +1,452 @@
+// Kernels written in Python: @jiasu.kernel objects, their launch configurations k[grid, block], and the
+// launch path that classifies arguments, finds the specialisation and launches, all in C++.
+#include <nanobind/stl/string.h>
+
+#include <climits>
+#include <deque>
+
+#include "common.hpp"
+#include "program/python_kernel.hpp"
+#include "program/signature.hpp"
+#include "support/error.hpp"
+
+namespace jiasu::py {
+namespace {
+
+// Keeps a Python callable alive for C++ callers, releasing it with the GIL held.
+std::shared_ptr<nb::object> hold(nb::handle obj) {
+  return std::shared_ptr<nb::object>(new nb::object(nb::borrow(obj)), [](nb::object* p) {
+    nb::gil_scoped_acquire gil;
+    delete p;
+  });
+}
+
+std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description, bool owned);
+
+// The Python layer describes each global as a tuple: ("int", 3), ("module", "math"), ("function", f), ...
+fe::GlobalValue global_from(nb::handle description) {
+  fe::GlobalValue g;
+  nb::tuple t = nb::borrow<nb::tuple>(description);
+  std::string kind = nb::cast<std::string>(t[0]);
+  if (kind == "int") {
+    g.kind = fe::GlobalValue::Int;
+    g.int_value = nb::cast<int64_t>(t[1]);
+  } else if (kind == "bool") {
+    g.kind = fe::GlobalValue::Bool;
+    g.int_value = nb::cast<bool>(t[1]);
+  } else if (kind == "float") {
+    g.kind = fe::GlobalValue::Float;
+    g.float_value = nb::cast<double>(t[1]);
+  } else if (kind == "tuple") {
+    g.kind = fe::GlobalValue::Tuple;
+    for (nb::handle item : t[1]) g.items.push_back(global_from(item));
+  } else if (kind == "module") {
+    g.kind = fe::GlobalValue::Module;
+    g.name = nb::cast<std::string>(t[1]);
+  } else if (kind == "dtype") {
+    g.kind = fe::GlobalValue::DTypeValue;
+    g.dtype = dtype_from_name(nb::cast<std::string>(t[1]));
+  } else if (kind == "function") {
+    g.kind = fe::GlobalValue::Function;
+    g.function = function_source(t[1], true);
+  } else if (kind == "unsupported") {
+    g.kind = fe::GlobalValue::Unsupported;
+    g.name = nb::cast<std::string>(t[1]);
+  }
+  return g;
+}
+
+// `description` has: source, file, first_line, identity, resolve(name) -> global description.
+// A kernel's own description is borrowed (`owned` false): the KernelFunction holds it where the garbage
+// collector can see it, since it leads back to the kernel through the function's globals.
+std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description, bool owned = true) {
+  auto source = std::make_shared<fe::FunctionSource>();
+  source->source.text = nb::cast<std::string>(description.attr("source"));
+  source->source.file = nb::cast<std::string>(description.attr("file"));
+  source->source.first_line = nb::cast<int>(description.attr("first_line"));
+  source->identity = nb::cast<std::string>(description.attr("identity"));
+  if (owned) {
+    auto held = hold(description);
+    source->resolve = [held](const std::string& name) { return global_from(held->attr("resolve")(name)); };
+  } else {
+    PyObject* borrowed = description.ptr();
+    source->resolve = [borrowed](const std::string& name) {
+      return global_from(nb::handle(borrowed).attr("resolve")(name));
+    };
+  }
+  return source;
+}
+
+PyTypeObject* numpy_ndarray_type() {
+  static PyTypeObject* type = nullptr;
+  if (!type) {
+    PyObject* numpy = PyImport_GetModule(nb::str("numpy").ptr());
+    if (numpy) {
+      type = reinterpret_cast<PyTypeObject*>(PyObject_GetAttrString(numpy, "ndarray"));
+      Py_DECREF(numpy);
+    }
+    PyErr_Clear();
+  }
+  return type;
+}
+
+// A NumPy scalar's dtype, cached by its Python type (the launch path sees few distinct ones).
+DType numpy_scalar_dtype(nb::handle value) {
+  static std::vector<std::pair<PyTypeObject*, DType>> known;
+  for (auto& [type, dtype] : known)
+    if (type == Py_TYPE(value.ptr())) return dtype;
+  DType dtype = dtype_from_object(value.attr("dtype"));
+  known.emplace_back(Py_TYPE(value.ptr()), dtype);
+  return dtype;
+}
+
+// One classified argument: an array (jiasu's own, a wrapped device object or a staged NumPy array) or
+// the bytes of a scalar.
+struct Argument {
+  const Array* array = nullptr;
+  unsigned char bytes[8] = {};
+  size_t size = 0;
+};
+
+// A NumPy array copied to the device for one launch, and copied back if the kernel writes it.
+struct Staged {
+  size_t param;
+  nb::object original;    // the caller's array
+  nb::object contiguous;  // itself, or a C-contiguous copy
+  const Array* device;
+};
+
+class KernelFunction;
+
+// The signature entry of an argument from its type alone: nothing is copied or wrapped, so this works
+// without a GPU (k.specialize).
+void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel) {
+  PyObject* o = value.ptr();
+  if (Py_TYPE(o) == array_type) {
+    const Array& a = *nb::inst_ptr<Array>(value);
+    return append_array_key(key, a.dtype(), static_cast<int>(a.ndim()), a.c_contiguous());
+  }
+  if (PyFloat_CheckExact(o)) return append_scalar_key(key, DType::Float64, true);
+  if (PyBool_Check(o)) return append_scalar_key(key, DType::Bool, false);
+  if (PyLong_CheckExact(o)) return append_scalar_key(key, DType::Int64, true);
+  if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1)
+    return append_scalar_key(key, numpy_scalar_dtype(value), false);
+  if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))
+    return append_array_key(key, dtype_from_object(value.attr("dtype")), static_cast<int>(nb::len(nb::object(value.attr("shape")))),
+                            nb::cast<bool>(value.attr("flags")["C_CONTIGUOUS"]));
+  Array a = device_array_from(value);
+  (void)index, (void)kernel;
+  append_array_key(key, a.dtype(), static_cast<int>(a.ndim()), a.c_contiguous());
+}
+
+struct LaunchConfig {
+  nb::object owner;  // the KernelFunction
+  Dim3 grid, block;
+  nb::object stream;
+  size_t shared_bytes = 0;
+  int64_t forall = -1;  // k.forall(n): grid and block picked at launch from the occupancy API
+};
+
+class KernelFunction {
+ public:
+  explicit KernelFunction(nb::handle description)
+      : description(nb::borrow(description)), kernel_(function_source(description, false)) {}
+  nb::object description;  // the Python function's description; kept alive here for the resolver
+
+  PythonKernel& kernel() { return kernel_; }
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  void launch(const LaunchConfig& config, nb::args args) {
+    if (device_count() == 0) require_gpu();
+    int device = current_device();
+    thread_local std::string key;
+    thread_local std::vector<Argument> arguments;
+    thread_local std::deque<Array> temporaries;  // stable addresses for arrays made here
+    thread_local std::vector<Staged> staged;
+    key.clear();
+    arguments.clear();
+    temporaries.clear();
+    staged.clear();
+    for (size_t i = 0; i < args.size(); ++i) arguments.push_back(classify(args[i], i, key, temporaries, staged, device));
+
+    Specialization& spec = kernel_.specialization(key);
+    Kernel& compiled = spec.kernel(device);
+    thread_local LaunchArgs packed;
+    packed.begin(compiled.param_layout());
+    for (const Argument& a : arguments) {
+      if (a.array) {
+        pack_array(packed, *a.array);
+      } else {
+        packed.add(a.bytes, a.size, a.size, "a scalar");
+      }
+    }
+    packed.finish();
+
+    Dim3 grid = config.grid, block = config.block;
+    if (config.forall >= 0) pick_forall(compiled, config.forall, grid, block);
+    compiled.launch(grid, block, packed.data(), packed.size(), config.shared_bytes, stream_handle(config.stream));
+
+    for (const Staged& s : staged)
+      if (spec.written()[s.param]) copy_back(s);
+    staged.clear();
+    temporaries.clear();
+  }
+
+  void warn_numpy_once() {
+    if (warned_numpy_) return;
+    warned_numpy_ = true;
+    nb::object category = nb::module_::import_("jiasu._errors").attr("PerformanceWarning");
+    std::string message = "kernel '" + name_ + "' was given NumPy arrays: every launch copies them to the GPU and "
+                          "back when the kernel writes them. Keep data on the GPU with jiasu.asarray(x) "
+                          "(and .get() at the end) to avoid the copies.";
+    if (PyErr_WarnEx(category.ptr(), message.c_str(), 2) != 0) throw nb::python_error();
+  }
+
+ private:
+  Argument classify(nb::handle value, size_t index, std::string& key, std::deque<Array>& temporaries,
+                    std::vector<Staged>& staged, int device) {
+    Argument a;
+    PyObject* o = value.ptr();
+    if (Py_TYPE(o) == array_type) {
+      a.array = nb::inst_ptr<Array>(value);
+    } else if (PyFloat_CheckExact(o)) {
+      double v = PyFloat_AS_DOUBLE(o);
+      std::memcpy(a.bytes, &v, 8);
+      a.size = 8;
+      append_scalar_key(key, DType::Float64, true);
+      return a;
+    } else if (PyBool_Check(o)) {
+      a.bytes[0] = o == Py_True;
+      a.size = 1;
+      append_scalar_key(key, DType::Bool, false);
+      return a;
+    } else if (PyLong_CheckExact(o)) {
+      long long v = PyLong_AsLongLong(o);
+      if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw BadValue("argument " + std::to_string(index) + " of kernel '" + name_ + "' is an int too large for int64");
+      }
+      std::memcpy(a.bytes, &v, 8);
+      a.size = 8;
+      append_scalar_key(key, DType::Int64, true);
+      return a;
+    } else if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) {
+      warn_numpy_once();
+      a.array = &stage(value, index, temporaries, staged);
+    } else if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1) {
+      DType dtype = numpy_scalar_dtype(value);
+      Py_buffer view;
+      if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
+      a.size = std::min<size_t>(view.len, sizeof a.bytes);
+      std::memcpy(a.bytes, view.buf, a.size);
+      PyBuffer_Release(&view);
+      if (info(dtype).kind == DTypeKind::Complex)
+        throw BadArgument("argument " + std::to_string(index) + " of kernel '" + name_ + "': complex scalars are not supported");
+      append_scalar_key(key, dtype, false);
+      return a;
+    } else {
+      try {
+        temporaries.push_back(device_array_from(value));
+      } catch (const BadArgument& e) {
+        throw BadArgument("argument " + std::to_string(index) + " of kernel '" + name_ + "': " + e.what() +
+                          ". Kernel arguments are arrays (jiasu, NumPy, or any DLPack / CUDA Array Interface "
+                          "object), int, float, bool or NumPy scalars");
+      }
+      a.array = &temporaries.back();
+    }
+    const Array& array = *a.array;
+    if (array.device() != device)
+      throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
+                              "argument " + std::to_string(index) + " of kernel '" + name_ + "' lives on device " +
+                                  std::to_string(array.device()) + " but the kernel runs on device " +
+                                  std::to_string(device));
+    if (array.ndim() > 8) throw BadArgument("kernel arrays have at most 8 dimensions");
+    append_array_key(key, array.dtype(), static_cast<int>(array.ndim()), array.c_contiguous());
+    return a;
+  }
+
+  const Array& stage(nb::handle host, size_t index, std::deque<Array>& temporaries, std::vector<Staged>& staged) {
+    nb::object numpy = nb::module_::import_("numpy");
+    nb::object contiguous = numpy.attr("ascontiguousarray")(host);
+    DType dtype = dtype_from_object(contiguous.attr("dtype"));
+    temporaries.push_back(Array::empty(shape_from(contiguous.attr("shape")), dtype, current_device()));
+    const Array& device = temporaries.back();
+    auto address = nb::cast<uintptr_t>(nb::tuple(contiguous.attr("__array_interface__")["data"])[0]);
+    {
+      nb::gil_scoped_release unlocked;
+      device.copy_from_host(reinterpret_cast<const void*>(address));
+    }
+    staged.push_back({index, nb::borrow(host), contiguous, &device});
+    return device;
+  }
+
+  static void copy_back(const Staged& s) {
+    auto address = nb::cast<uintptr_t>(nb::tuple(s.contiguous.attr("__array_interface__")["data"])[0]);
+    {
+      nb::gil_scoped_release unlocked;
+      s.device->copy_to_host(reinterpret_cast<void*>(address));
+    }
+    if (!s.contiguous.is(s.original)) nb::module_::import_("numpy").attr("copyto")(s.original, s.contiguous);
+  }
+
+  static void pack_array(LaunchArgs& packed, const Array& array) {
+    // jiasu::ArrayC<T, N> {data, shape[N]} or jiasu::ArrayA<T, N> {data, shape[N], strides[N]}
+    unsigned char bytes[8 + 16 * 8];
+    size_t n = static_cast<size_t>(array.ndim());
+    cu::CUdeviceptr ptr = array.data();
+    std::memcpy(bytes, &ptr, 8);
+    std::memcpy(bytes + 8, array.shape().data(), 8 * n);
+    size_t size = 8 + 8 * n;
+    if (!array.c_contiguous()) {
+      std::memcpy(bytes + size, array.strides().data(), 8 * n);
+      size += 8 * n;
+    }
+    packed.add(bytes, size, 8, "an array");
+  }
+
+  // The block size with the most resident threads per multiprocessor, and enough blocks to cover n.
+  static void pick_forall(const Kernel& kernel, int64_t n, Dim3& grid, Dim3& block) {
+    int best_size = 256, best_threads = 0;
+    for (int size = 1024; size >= 64; size /= 2) {
+      if (size > kernel.attributes().max_threads_per_block) continue;
+      int threads = kernel.max_active_blocks_per_multiprocessor(size, 0) * size;
+      if (threads > best_threads) best_threads = threads, best_size = size;
+    }
+    block = {static_cast<unsigned>(best_size), 1, 1};
+    int64_t blocks = std::max<int64_t>(1, (n + best_size - 1) / best_size);
+    grid = {static_cast<unsigned>(std::min<int64_t>(blocks, INT_MAX)), 1, 1};
+  }
+
+  PythonKernel kernel_;
+  std::string name_;
+  bool warned_numpy_ = false;
+
+ public:
+  nb::object last_config_key, last_config;  // k[grid, block]'s cache
+};
+
+LaunchConfig make_config(nb::handle self, nb::handle key) {
+  LaunchConfig c;
+  c.owner = nb::borrow(self);
+  c.stream = nb::none();
+  if (!nb::isinstance<nb::tuple>(key) || nb::len(key) < 2 || nb::len(key) > 4)
+    throw BadArgument("launch a kernel as k[blocks, threads], k[blocks, threads, stream] or "
+                      "k[blocks, threads, stream, shared_bytes]");
+  nb::tuple t = nb::borrow<nb::tuple>(key);
+  c.grid = dim3_from(t[0], "blocks");
+  c.block = dim3_from(t[1], "threads");
+  if (t.size() > 2) {
+    stream_handle(t[2]);  // validates it now rather than at every launch
+    c.stream = nb::borrow(t[2]);
+  }
+  if (t.size() > 3) c.shared_bytes = nb::cast<size_t>(t[3]);
+  return c;
+}
+
+// A kernel caches its last configuration, which refers back to the kernel: let the garbage collector see
+// that cycle so kernels defined in functions (and their compiled modules) are freed.
+int kernel_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  KernelFunction* k = nb::inst_ptr<KernelFunction>(self);
+  Py_VISIT(k->last_config_key.ptr());
+  Py_VISIT(k->last_config.ptr());
+  Py_VISIT(k->description.ptr());
+  return 0;
+}
+
+int kernel_clear(PyObject* self) {
+  KernelFunction* k = nb::inst_ptr<KernelFunction>(self);
+  k->last_config_key.reset();
+  k->last_config.reset();
+  return 0;  // the description stays: the resolver borrows it, and the kernel dies with it anyway
+}
+
+int config_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  LaunchConfig* c = nb::inst_ptr<LaunchConfig>(self);
+  Py_VISIT(c->owner.ptr());
+  Py_VISIT(c->stream.ptr());
+  return 0;
+}
+
+int config_clear(PyObject* self) {
+  LaunchConfig* c = nb::inst_ptr<LaunchConfig>(self);
+  c->owner.reset();
+  c->stream.reset();
+  return 0;
+}
+
+PyType_Slot kernel_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(kernel_traverse)},
+                              {Py_tp_clear, reinterpret_cast<void*>(kernel_clear)},
+                              {0, nullptr}};
+PyType_Slot config_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(config_traverse)},
+                              {Py_tp_clear, reinterpret_cast<void*>(config_clear)},
+                              {0, nullptr}};
+
+nb::dict per_signature(KernelFunction& k, const std::function<nb::object(Specialization&)>& value) {
+  nb::dict out;
+  for (Specialization* spec : k.kernel().specializations()) out[describe_signature(spec->key()).c_str()] = value(*spec);
+  return out;
+}
+
+}  // namespace
+
+void bind_kernel(nb::module_& m) {
+  nb::class_<LaunchConfig>(m, "LaunchConfig", "A kernel with its launch configuration; call it with the kernel's arguments.",
+                           nb::type_slots(config_slots))
+      .def("__call__", [](LaunchConfig& c, nb::args args) {
+        if (!c.owner.is_valid()) throw BadValue("this launch configuration's kernel is gone");
+        nb::inst_ptr<KernelFunction>(c.owner)->launch(c, args);
+      });
+
+  nb::class_<KernelFunction>(m, "KernelFunction", "A kernel written in Python (@jiasu.kernel).",
+                             nb::type_slots(kernel_slots))
+      .def("__init__", [](KernelFunction* self, nb::handle description) {
+        new (self) KernelFunction(description);
+        self->set_name(nb::cast<std::string>(description.attr("name")));
+      }, nb::arg("description"))
+      .def_prop_ro("name", &KernelFunction::name)
+      .def("specialize", [](KernelFunction& k, nb::args args) {
+        std::string key;
+        for (size_t i = 0; i < args.size(); ++i) append_type_key(key, args[i], i, k.name());
+        return describe_signature(k.kernel().specialization(key).key());
+      }, "Compile the front end for these arguments' types without launching (no GPU needed); returns the "
+         "signature. NVRTC runs later, at the first launch or in inspect_ptx().")
+      .def("__getitem__", [](nb::handle self, nb::handle key) {
+        // Loops launch with the same configuration again and again: reuse the last one.
+        KernelFunction& k = *nb::inst_ptr<KernelFunction>(self);
+        if (k.last_config_key.is_valid() && k.last_config_key.equal(key)) return k.last_config;
+        k.last_config = nb::cast(make_config(self, key));
+        k.last_config_key = nb::borrow(key);
+        return k.last_config;
+      }, nb::arg("config"))
+      .def("forall", [](nb::handle self, int64_t n, nb::handle stream, size_t shared_bytes) {
+        LaunchConfig c;
+        c.owner = nb::borrow(self);
+        c.stream = nb::borrow(stream);
+        c.shared_bytes = shared_bytes;
+        c.forall = n;
+        return c;
+      }, nb::arg("n"), nb::arg("stream") = nb::none(), nb::arg("shared_bytes") = 0,
+         "A launch over n threads with the block size the occupancy API favours.")
+      .def("__call__", [](KernelFunction& k, nb::args) {
+        throw BadArgument("a kernel is launched with a configuration: " + k.name() + "[blocks, threads](...)");
+      })
+      .def("inspect_cuda", [](KernelFunction& k) {
+        return per_signature(k, [](Specialization& s) { return nb::str(s.cuda_source().c_str()); });
+      }, "The generated CUDA C++ of each compiled signature.")
+      .def("inspect_ptx", [](KernelFunction& k) {
+        int arch = device_count() ? device_properties(current_device()).arch() : 90;
+        return per_signature(k, [arch](Specialization& s) {
+          return nb::str(s.module().code(arch, CodeKind::Ptx).image.c_str());
+        });
+      }, "The PTX of each compiled signature, for the current GPU (sm_90 without one).")
+      .def("resources", [](KernelFunction& k) {
+        return per_signature(k, [](Specialization& s) { return nb::object(attributes(s.kernel(current_device()))); });
+      }, "Registers, local memory (spills) and shared memory of each compiled signature.");
+}
+
+}  // namespace jiasu::py

@@ -1,0 +1,323 @@
+// emit_cuda(): a typed Program becomes one CUDA C++ translation unit: the runtime header, the structs of
+// tuple variables, each device function, then the kernel. This file writes functions and statements;
+// cuda_expr.cpp writes expressions.
+#include <set>
+
+#include "emit/cuda_emitter.hpp"
+
+namespace jiasu::emit {
+namespace cuda {
+
+using fe::Expr;
+using fe::ExprKind;
+using fe::Stmt;
+using fe::StmtKind;
+using fe::Type;
+using fe::TypeKind;
+
+namespace {
+
+bool is_new_array(const Expr& e) {
+  return e.kind == ExprKind::Call && e.meaning == fe::Meaning::Builtin &&
+         fe::builtin(e.builtin).rule == fe::BuiltinRule::NewArray;
+}
+
+// `s = jiasu.shared.array(...)` anywhere in the body: the variable and its call.
+void find_new_arrays(const std::vector<fe::StmtPtr>& body, std::map<std::string, const Expr*>& found) {
+  for (const fe::StmtPtr& s : body) {
+    if (s->kind == StmtKind::Assign && is_new_array(*s->value))
+      for (const fe::ExprPtr& target : s->targets) found[target->name] = s->value.get();
+    find_new_arrays(s->body, found);
+    find_new_arrays(s->orelse, found);
+  }
+}
+
+// The value of a constant extent of a shared/local array shape (check() proved it constant).
+int64_t constant_extent(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Unary: return e.op == fe::Op::USub ? -constant_extent(*e.args[0]) : constant_extent(*e.args[0]);
+    case ExprKind::Binary: {
+      int64_t a = constant_extent(*e.args[0]), b = constant_extent(*e.args[1]);
+      switch (e.op) {
+        case fe::Op::Add: return a + b;
+        case fe::Op::Sub: return a - b;
+        case fe::Op::Mul: return a * b;
+        case fe::Op::FloorDiv: return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+        default: return a - (a / b - ((a % b != 0) && ((a < 0) != (b < 0)))) * b;  // Mod
+      }
+    }
+    default: return e.int_value;  // a literal or a global constant
+  }
+}
+
+// Collects the names a (tuple) target assigns; false when it also stores into array elements.
+bool target_names(const Expr& target, std::set<std::string>& names) {
+  if (target.kind == ExprKind::Name) return names.insert(target.name), true;
+  if (target.kind != ExprKind::Tuple) return false;
+  bool only_names = true;
+  for (const fe::ExprPtr& item : target.args) only_names &= target_names(*item, names);
+  return only_names;
+}
+
+bool mentions(const Expr& e, const std::set<std::string>& names) {
+  if (e.kind == ExprKind::Name && names.count(e.name)) return true;
+  for (const fe::ExprPtr& arg : e.args)
+    if (mentions(*arg, names)) return true;
+  return false;
+}
+
+// A Python source line as a comment: without its indentation, and without a trailing backslash, which
+// would continue the comment onto the next C++ line.
+std::string comment_text(std::string text) {
+  size_t start = text.find_first_not_of(" \t");
+  text = start == std::string::npos ? "" : text.substr(start);
+  while (!text.empty() && (text.back() == '\\' || text.back() == ' ' || text.back() == '\t')) text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+std::string FunctionEmitter::emit() {
+  std::string params;
+  for (const fe::Param& p : fn_.params) params += (params.empty() ? "" : ", ") + c_type(p.type) + " " + user_name(p.name);
+  std::string name = fn_.mangled_name.empty() ? user_name(fn_.name) : fn_.mangled_name;
+  std::string signature = fn_.is_kernel ? "extern \"C\" __global__ void " + name
+                                        : "__device__ " + c_type(fn_.return_type) + " " + name;
+  find_new_arrays(fn_.body, new_arrays_);
+  declare_locals();
+  block(fn_.body);
+  return "// " + source_.file + ":" + std::to_string(fn_.loc.line) + "  " + comment_text(source_.line_text(fn_.loc.line)) +
+         "\n" + signature + "(" + params + ") {\n" + out_.str() + "}\n";
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Locals: declared at the top, as Python scopes them, zero-initialised. Shared and local arrays get their
+// storage there too (each such variable is assigned exactly once).
+
+void FunctionEmitter::declare_locals() {
+  for (const fe::Local& local : fn_.locals) {
+    if (local.type.kind == TypeKind::Array)
+      declare_array(local, *new_arrays_.at(local.name));
+    else
+      line(c_type(local.type) + " " + user_name(local.name) + "{};");
+  }
+}
+
+void FunctionEmitter::declare_array(const fe::Local& local, const Expr& call) {
+  const std::string element = info(local.type.dtype).c_type, name = user_name(local.name);
+  const Expr& shape = *call.args[1];
+  std::vector<int64_t> extents;
+  if (shape.kind == ExprKind::Tuple)
+    for (const fe::ExprPtr& extent : shape.args) extents.push_back(constant_extent(*extent));
+  else
+    extents.push_back(constant_extent(shape));
+
+  bool shared = local.type.space == fe::MemorySpace::Shared;
+  if (shared && extents == std::vector<int64_t>{0}) {
+    // Dynamic shared memory: every such array of a kernel starts at the same address (as in Numba), and its
+    // extent is what the launch gave.
+    if (!dynamic_shared_declared_) line("extern __shared__ __align__(16) unsigned char jiasu_dynamic_shared[];");
+    dynamic_shared_declared_ = true;
+    line(c_type(local.type) + " " + name + " = {reinterpret_cast<" + element + "*>(jiasu_dynamic_shared), " +
+         "{jiasu::dynamic_shared_bytes() / (long long)sizeof(" + element + ")}};");
+    return;
+  }
+  int64_t size = 1;
+  std::string dims;
+  for (int64_t extent : extents) {
+    size *= extent;
+    dims += (dims.empty() ? "" : ", ") + std::to_string(extent) + "LL";
+  }
+  std::string storage = name + "storage";
+  line(std::string(shared ? "__shared__ " : "") + element + " " + storage + "[" + std::to_string(size) + "];");
+  line(c_type(local.type) + " " + name + " = {" + storage + ", {" + dims + "}};");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Statements
+
+void FunctionEmitter::line(const std::string& text) { out_ << std::string(2 * indent_, ' ') << text << '\n'; }
+
+void FunctionEmitter::comment(fe::SourceLoc loc) {
+  line("// " + source_.file + ":" + std::to_string(loc.line) + "  " + comment_text(source_.line_text(loc.line)));
+}
+
+void FunctionEmitter::block(const std::vector<fe::StmtPtr>& body) {
+  for (const fe::StmtPtr& s : body) stmt(*s);
+}
+
+void FunctionEmitter::stmt(const Stmt& s) {
+  comment(s.loc);
+  switch (s.kind) {
+    case StmtKind::Expr:
+      line((s.value->kind == ExprKind::Call ? "" : "(void)") + expr(*s.value) + ";");
+      return;
+    case StmtKind::Assign: return assign(s);
+    case StmtKind::AugAssign: return aug_assign(s);
+    case StmtKind::If: return if_chain(s);
+    case StmtKind::For: return for_range(s);
+    case StmtKind::While:
+      line("while (" + condition(*s.test) + ") {");
+      ++indent_;
+      block(s.body);
+      --indent_;
+      line("}");
+      return;
+    case StmtKind::Break: return line("break;");
+    case StmtKind::Continue: return line("continue;");
+    case StmtKind::Return:
+      return line(s.value ? "return " + expr_as(*s.value, fn_.return_type) + ";" : "return;");
+    case StmtKind::Pass: return;
+  }
+}
+
+// if / elif / else: an else holding only an if continues the chain as `else if`.
+void FunctionEmitter::if_chain(const Stmt& s) {
+  line("if (" + condition(*s.test) + ") {");
+  const Stmt* branch = &s;
+  for (;;) {
+    ++indent_;
+    block(branch->body);
+    --indent_;
+    const auto& orelse = branch->orelse;
+    if (orelse.size() != 1 || orelse[0]->kind != StmtKind::If) break;
+    branch = orelse[0].get();
+    comment(branch->loc);
+    line("} else if (" + condition(*branch->test) + ") {");
+  }
+  if (!branch->orelse.empty()) {
+    line("} else {");
+    ++indent_;
+    block(branch->orelse);
+    --indent_;
+  }
+  line("}");
+}
+
+// for v in range(start, stop, step): bounds evaluated once; a hidden counter drives the loop and v is set
+// from it, so assigning v in the body does not change the iteration and after the loop v holds the last
+// value taken (or is unchanged when the range is empty), as in Python.
+void FunctionEmitter::for_range(const Stmt& s) {
+  const Expr& range = *s.value;
+  const Expr& variable = *s.targets[0];
+  const Type& type = variable.type;
+  const size_t count = range.args.size() - 1;
+  const std::string next = temp("next"), stop = temp("stop");
+  std::string start = count == 1 ? integer_literal(0, type.dtype) : expr_as(*range.args[1], type);
+  std::string init = c_type(type) + " " + next + " = " + start + ", " + stop + " = " +
+                     expr_as(*range.args[count == 1 ? 1 : 2], type);
+  std::string test = next + " < " + stop, increment = "++" + next;
+  if (count == 3) {
+    const Expr& step_expr = *range.args[3];
+    std::string step = expr_as(step_expr, type);
+    if (std::optional<int64_t> constant = constant_integer(step_expr)) {  // never 0: check() refuses that
+      test = next + (*constant < 0 ? " > " : " < ") + stop;
+    } else {
+      std::string name = temp("step");
+      init += ", " + name + " = " + step;
+      step = name;
+      // a step of 0 (Python raises) runs no iteration rather than forever
+      test = "(" + step + " > 0 ? " + next + " < " + stop + " : " + step + " < 0 && " + next + " > " + stop + ")";
+    }
+    increment = next + " += " + step;
+  }
+  line("for (" + init + "; " + test + "; " + increment + ") {");
+  ++indent_;
+  line(user_name(variable.name) + " = " + next + ";");
+  block(s.body);
+  --indent_;
+  line("}");
+}
+
+void FunctionEmitter::assign(const Stmt& s) {
+  const Expr& value = *s.value;
+  if (is_new_array(value)) return;  // declared with the locals
+  Value v{"", value.type, &value};
+  if (s.targets.size() > 1 && value.type.kind != TypeKind::Tuple) {  // a = b = value: evaluate it once
+    std::string name = temp("value");
+    line("const " + c_type(value.type) + " " + name + " = " + expr(value) + ";");
+    v = Value{name, value.type};
+  }
+  for (const fe::ExprPtr& target : s.targets) store(*target, v);
+}
+
+// target = v, for a name, an array element or a tuple of targets (unpacked item by item).
+void FunctionEmitter::store(const Expr& target, const Value& v) {
+  switch (target.kind) {
+    case ExprKind::Name:
+      return line(user_name(target.name) + " = " + value_as(v, target.type) + ";");
+    case ExprKind::Subscript: {
+      std::vector<Value> indices;
+      for (size_t i = 1; i < target.args.size(); ++i) indices.push_back(Value{"", target.args[i]->type, target.args[i].get()});
+      return line(element_ref(*target.args[0], indices) + " = " + value_as(v, target.type) + ";");
+    }
+    case ExprKind::Tuple: {
+      // Python evaluates every item before it stores any: when a store could change an item still to be
+      // read (a, b = b, a), the items go to temporaries first.
+      std::set<std::string> names;
+      bool reads_first = v.expr && v.expr->kind == ExprKind::Tuple &&
+                         (!target_names(target, names) || mentions(*v.expr, names));
+      std::vector<Value> items;
+      for (size_t k = 0; k < target.args.size(); ++k) {
+        Value value = item(v, k);
+        if (reads_first && !(value.expr && is_constant(*value.expr))) {
+          std::string name = temp("item");
+          line("const " + c_type(value.type) + " " + name + " = " + value_as(value, value.type) + ";");
+          value = Value{name, value.type};
+        }
+        items.push_back(value);
+      }
+      for (size_t k = 0; k < target.args.size(); ++k) store(*target.args[k], items[k]);
+      return;
+    }
+    default:
+      fail(target.loc, "cannot assign to this expression");
+  }
+}
+
+// x op= v; a[i] op= v evaluates the element's address once (through a reference unless its indices are
+// variables and constants).
+void FunctionEmitter::aug_assign(const Stmt& s) {
+  const Expr& target = *s.targets[0];
+  const Expr& value = *s.value;
+  const Type& current = target.type;
+  const Type result = binary_result(s.op, current, value.type);
+  std::string place = user_name(target.name);
+  if (target.kind == ExprKind::Subscript) {
+    std::vector<Value> indices;
+    bool plain = true;
+    for (size_t i = 1; i < target.args.size(); ++i) {
+      const Expr& index = *target.args[i];
+      indices.push_back(Value{"", index.type, &index});
+      plain &= (index.kind == ExprKind::Name && index.meaning == fe::Meaning::Local) || is_constant(index);
+    }
+    place = element_ref(*target.args[0], indices);
+    if (!plain) {
+      std::string name = temp("element");
+      line(c_type(current) + "& " + name + " = " + place + ";");
+      place = name;
+    }
+  }
+  std::string updated = binary(s.op, result, Value{place, current}, Value{"", value.type, &value});
+  line(place + " = " + convert(updated, result, current) + ";");
+}
+
+}  // namespace cuda
+
+EmittedKernel emit_cuda(const fe::Program& program) {
+  cuda::TupleStructs tuples;
+  std::string functions;
+  for (size_t i = 0; i < program.functions.size(); ++i)
+    functions += "\n" + cuda::FunctionEmitter(*program.functions[i], program.sources[i]->source, tuples).emit();
+  const fe::Function& kernel = program.kernel();
+  EmittedKernel out;
+  out.entry_name = kernel.mangled_name.empty() ? cuda::user_name(kernel.name) : kernel.mangled_name;
+  out.source = cuda_runtime_header() + "\n// ---- generated by jiasu from " + program.sources.back()->source.file +
+               ": kernel " + kernel.name + "\n" +
+               "// Python code may well set a variable it never reads, or compare an unsigned value with 0\n"
+               "#pragma nv_diag_suppress 550\n#pragma nv_diag_suppress 186\n" +
+               tuples.definitions() + functions;
+  return out;
+}
+
+}  // namespace jiasu::emit

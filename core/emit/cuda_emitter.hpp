@@ -1,0 +1,113 @@
+// Internals of emit_cuda(), shared by its source files (not part of the emitter's interface):
+//   cuda.cpp        the translation unit, functions, locals and statements
+//   cuda_expr.cpp   expressions, conversions, literals and builtin calls
+//
+// Emitted code keeps each value in the C++ type of its fe::Type: every expression's text has exactly that
+// type (narrow integer results are cast back, half types round through float), so the runtime header's
+// templates deduce the type the checker chose.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "emit/emit.hpp"
+
+namespace jiasu::emit::cuda {
+
+// The C++ name of a user identifier: a trailing '_' keeps it clear of C++ keywords (new, class, ...),
+// CUDA names and every name the emitter makes up (those never end in '_').
+inline std::string user_name(const std::string& name) { return name + "_"; }
+
+// The structs that hold tuple values (only tuple variables need them): one per distinct item types.
+class TupleStructs {
+ public:
+  std::string name_of(const fe::Type& tuple);  // defines it on first use
+  const std::string& definitions() const { return definitions_; }
+
+ private:
+  std::map<std::string, bool> defined_;
+  std::string definitions_;
+};
+
+// A value the emitter has in hand: C++ text of type `type`, or an expression not yet emitted (so a
+// literal can still be written directly in the type it meets).
+struct Value {
+  std::string code;
+  fe::Type type;
+  const fe::Expr* expr = nullptr;
+};
+
+class FunctionEmitter {
+ public:
+  FunctionEmitter(const fe::Function& fn, const fe::SourceText& source, TupleStructs& tuples)
+      : fn_(fn), source_(source), tuples_(tuples) {}
+  std::string emit();  // the whole definition
+
+ private:
+  [[noreturn]] void fail(fe::SourceLoc loc, const std::string& message) const {
+    throw fe::CompileError(source_, loc, message);
+  }
+
+  // Types (cuda_expr.cpp)
+  std::string c_type(const fe::Type& type);
+
+  // Expressions (cuda_expr.cpp)
+  std::string expr(const fe::Expr& e);                       // in e.type
+  std::string expr_as(const fe::Expr& e, const fe::Type& to);  // converted to `to`
+  std::string value_as(const Value& v, const fe::Type& to);
+  std::string condition(const fe::Expr& e);                  // Python's truth, as a C++ bool
+  std::string convert(const std::string& code, const fe::Type& from, const fe::Type& to);
+  std::string binary(fe::Op op, const fe::Type& result, const Value& a, const Value& b);
+  std::string unary(const fe::Expr& e);
+  std::string compare(const fe::Expr& e);
+  std::string bool_op(const fe::Expr& e);
+  std::string subscript(const fe::Expr& e);
+  std::string attribute(const fe::Expr& e);
+  std::string call(const fe::Expr& e);
+  std::string builtin_call(const fe::Expr& e);
+  std::string atomic_call(const fe::Expr& e, const char* function);
+  std::string element_ref(const fe::Expr& array, const std::vector<Value>& indices);
+  Value item(const fe::Expr& tuple, size_t k);   // the k-th item of a tuple-typed expression
+  Value item(const Value& tuple, size_t k);
+  std::vector<Value> items(const fe::Expr& e);  // a tuple's items, or the value itself
+  std::string tuple_value(const Value& tuple, const fe::Type& to);  // a struct of type `to`
+  std::string grid_axis(const fe::Expr& call, int axis);
+  std::string temp(const std::string& hint);     // a fresh name for a temporary
+
+  // Statements (cuda.cpp)
+  void declare_locals();
+  void declare_array(const fe::Local& local, const fe::Expr& call);
+  void block(const std::vector<fe::StmtPtr>& body);
+  void stmt(const fe::Stmt& s);
+  void if_chain(const fe::Stmt& s);
+  void for_range(const fe::Stmt& s);
+  void assign(const fe::Stmt& s);
+  void aug_assign(const fe::Stmt& s);
+  void store(const fe::Expr& target, const Value& value);
+  void comment(fe::SourceLoc loc);
+  void line(const std::string& text);
+
+  const fe::Function& fn_;
+  const fe::SourceText& source_;
+  TupleStructs& tuples_;
+  std::map<std::string, const fe::Expr*> new_arrays_;  // variable -> its shared/local.array() call
+  std::ostringstream out_;
+  int indent_ = 1;
+  int temps_ = 0;
+  bool dynamic_shared_declared_ = false;
+};
+
+// The result type of `a op b` for arithmetic operators, as check() types a Binary.
+fe::Type binary_result(fe::Op op, const fe::Type& a, const fe::Type& b);
+
+// A number known while emitting: a literal, a global constant, math.pi, or -/+ of one.
+bool is_constant(const fe::Expr& e);
+std::optional<int64_t> constant_integer(const fe::Expr& e);  // such a number when it is an int64
+
+// `value` as a literal of exactly C++ type d (wrapped to its width as a C++ conversion would).
+std::string integer_literal(uint64_t value, DType d);
+
+}  // namespace jiasu::emit::cuda

@@ -1,0 +1,496 @@
+// emit_cuda(): expressions. Each returns C++ text whose type is exactly the C++ type of the expression's
+// fe::Type; operands are converted to the type the checker gave the operation before it is applied.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "emit/cuda_emitter.hpp"
+
+namespace jiasu::emit::cuda {
+
+using fe::Expr;
+using fe::ExprKind;
+using fe::Meaning;
+using fe::Op;
+using fe::Type;
+using fe::TypeKind;
+
+namespace {
+
+bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+bool is_float(DType d) { return info(d).kind == DTypeKind::Float; }
+bool is_unsigned(DType d) { return info(d).kind == DTypeKind::Unsigned; }
+// Integers and bools that C++ promotes to int before any arithmetic.
+bool is_narrow(DType d) { return !is_float(d) && itemsize(d) < 4; }
+
+Type scalar(DType d) { return Type::scalar(d); }
+
+// A number known while emitting: a literal, a global constant, math.pi, or - / + of one.
+struct Number {
+  bool is_float = false;
+  bool is_uint64 = false;  // an integer literal in [2^63, 2^64)
+  int64_t i = 0;
+  uint64_t u = 0;
+  double f = 0;
+};
+
+std::optional<Number> constant_number(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Int:
+      return Number{false, e.is_uint64, e.int_value, e.uint_value, 0};
+    case ExprKind::Float:
+      return Number{true, false, 0, 0, e.float_value};
+    case ExprKind::Bool:
+      return Number{false, false, e.int_value, 0, 0};
+    case ExprKind::Unary: {
+      if (e.op != Op::USub && e.op != Op::UAdd) return std::nullopt;
+      std::optional<Number> n = constant_number(*e.args[0]);
+      if (n && e.op == Op::USub) {
+        n->i = static_cast<int64_t>(0 - (n->is_uint64 ? n->u : static_cast<uint64_t>(n->i)));  // wraps like the device
+        n->is_uint64 = false;
+        n->f = -n->f;
+      }
+      return n;
+    }
+    default:
+      break;
+  }
+  bool named_constant = e.meaning == Meaning::Constant ||
+                        (e.meaning == Meaning::Builtin && e.kind == ExprKind::Attribute && e.type.is_float());
+  if (!named_constant || !e.type.is_scalar()) return std::nullopt;
+  if (e.type.is_float()) return Number{true, false, 0, 0, e.float_value};
+  return Number{false, false, e.int_value, 0, 0};
+}
+
+// The shortest decimal text that reads back as exactly `value` (a double, or a float when is_float32).
+std::string shortest_decimal(double value, bool is_float32) {
+  char text[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (is_float32 ? std::strtof(text, nullptr) == static_cast<float>(value) : std::strtod(text, nullptr) == value) break;
+  }
+  std::string out = text;
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
+std::string float_literal(double value, DType d) {
+  const std::string c = info(d).c_type;
+  if (is_half(d)) return "jiasu::cast<" + c + ">(" + float_literal(value, DType::Float64) + ")";  // rounds once
+  if (d == DType::Float32) value = static_cast<float>(value);
+  if (std::isnan(value)) return "jiasu::nan<" + c + ">()";
+  if (std::isinf(value)) return value > 0 ? "jiasu::inf<" + c + ">()" : "(-jiasu::inf<" + c + ">())";
+  std::string text = d == DType::Float32 ? shortest_decimal(value, true) + "f" : shortest_decimal(value, false);
+  return std::signbit(value) ? "(" + text + ")" : text;
+}
+
+// The number written directly in type d, converted as NumPy converts a Python scalar (NEP 50).
+std::string number_literal(const Number& n, DType d) {
+  if (d == DType::Bool) return (n.is_float ? n.f != 0 : n.is_uint64 ? n.u != 0 : n.i != 0) ? "true" : "false";
+  if (is_float(d)) return float_literal(n.is_float ? n.f : n.is_uint64 ? static_cast<double>(n.u) : static_cast<double>(n.i), d);
+  return integer_literal(n.is_uint64 ? n.u : static_cast<uint64_t>(n.i), d);
+}
+
+const char* axis_name(size_t axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+
+std::string join(const std::vector<std::string>& parts, const char* separator = ", ") {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+}  // namespace
+
+std::string integer_literal(uint64_t bits, DType d) {
+  const int width = 8 * static_cast<int>(itemsize(d));
+  if (width < 64) bits &= (uint64_t(1) << width) - 1;
+  bool negative = info(d).kind == DTypeKind::Signed && (bits >> (width - 1)) & 1;
+  if (negative && width < 64) bits |= ~uint64_t(0) << width;  // sign-extend to 64 bits
+  int64_t value = static_cast<int64_t>(bits);
+  switch (d) {
+    case DType::Int64:
+      if (value == INT64_MIN) return "(-9223372036854775807LL - 1)";
+      return negative ? "(" + std::to_string(value) + "LL)" : std::to_string(value) + "LL";
+    case DType::Int32:
+      if (value == INT32_MIN) return "(-2147483647 - 1)";
+      return negative ? "(" + std::to_string(value) + ")" : std::to_string(value);
+    case DType::UInt64: return std::to_string(bits) + "ULL";
+    case DType::UInt32: return std::to_string(static_cast<uint32_t>(bits)) + "U";
+    default:  // 8 and 16 bits: a cast of an int
+      return std::string("(") + info(d).c_type + ")" + (negative ? "(" + std::to_string(value) + ")" : std::to_string(value));
+  }
+}
+
+bool is_constant(const Expr& e) { return constant_number(e).has_value(); }
+
+std::optional<int64_t> constant_integer(const Expr& e) {
+  std::optional<Number> n = constant_number(e);
+  if (!n || n->is_float || n->is_uint64) return std::nullopt;
+  return n->i;
+}
+
+Type binary_result(Op op, const Type& a, const Type& b) {
+  Type result = fe::promote(a, b);
+  switch (op) {
+    case Op::Div:
+      return result.is_float() ? result : Type::scalar(DType::Float64, result.weak);
+    case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::LShift: case Op::RShift:
+      return result;
+    default:
+      return result.dtype == DType::Bool ? scalar(DType::Int64) : result;  // Python: True + True == 2
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Types
+
+namespace {
+
+std::string tuple_code(const Type& t) {
+  if (t.kind != TypeKind::Tuple) return info(t.dtype).name;
+  std::string out = "tuple" + std::to_string(t.items.size());
+  for (const Type& item : t.items) out += "_" + tuple_code(item);
+  return out;
+}
+
+}  // namespace
+
+std::string TupleStructs::name_of(const Type& tuple) {
+  std::string name = "jiasu_" + tuple_code(tuple);
+  if (defined_.count(name)) return name;
+  std::string fields;
+  for (size_t k = 0; k < tuple.items.size(); ++k) {
+    const Type& item = tuple.items[k];
+    fields += " " + (item.kind == TypeKind::Tuple ? name_of(item) : std::string(info(item.dtype).c_type)) + " v" +
+              std::to_string(k) + ";";
+  }
+  definitions_ += "struct " + name + " {" + fields + " };\n";
+  defined_[name] = true;
+  return name;
+}
+
+std::string FunctionEmitter::c_type(const Type& type) {
+  switch (type.kind) {
+    case TypeKind::Void:
+      return "void";
+    case TypeKind::Scalar:
+      return info(type.dtype).c_type;
+    case TypeKind::Array:
+      return std::string(type.contiguous ? "jiasu::ArrayC<" : "jiasu::ArrayA<") + info(type.dtype).c_type + ", " +
+             std::to_string(type.ndim) + ">";
+    case TypeKind::Tuple:
+      return tuples_.name_of(type);
+    default:
+      fail(fn_.loc, "internal error: " + to_string(type) + " has no CUDA C++ type");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Conversions
+
+std::string FunctionEmitter::convert(const std::string& code, const Type& from, const Type& to) {
+  if (to.kind == TypeKind::Tuple) return tuple_value(Value{code, from}, to);
+  if (!from.is_scalar() || !to.is_scalar() || from.dtype == to.dtype) return code;
+  if (is_half(from.dtype) || is_half(to.dtype)) return "jiasu::cast<" + c_type(to) + ">(" + code + ")";
+  if (to.dtype == DType::Bool) return "(" + code + " != 0)";  // Python's truth: nan is true
+  return "(" + c_type(to) + ")" + code;
+}
+
+std::string FunctionEmitter::expr_as(const Expr& e, const Type& to) {
+  if (to.is_scalar()) {
+    std::optional<Number> n = constant_number(e);
+    bool truncates = n && n->is_float && !is_float(to.dtype) && to.dtype != DType::Bool;
+    if (n && !truncates) return number_literal(*n, to.dtype);
+  }
+  if (to.kind == TypeKind::Tuple) return tuple_value(Value{"", e.type, &e}, to);
+  return convert(expr(e), e.type, to);
+}
+
+std::string FunctionEmitter::value_as(const Value& v, const Type& to) {
+  return v.expr ? expr_as(*v.expr, to) : convert(v.code, v.type, to);
+}
+
+std::string FunctionEmitter::condition(const Expr& e) { return expr_as(e, scalar(DType::Bool)); }
+
+std::string FunctionEmitter::temp(const std::string& hint) { return "jiasu_" + hint + std::to_string(++temps_); }
+
+// ---------------------------------------------------------------------------------------------------
+// Expressions
+
+std::string FunctionEmitter::expr(const Expr& e) {
+  if (std::optional<Number> n = constant_number(e); n && e.type.is_scalar()) return number_literal(*n, e.type.dtype);
+  switch (e.kind) {
+    case ExprKind::Name:
+      if (e.meaning == Meaning::Local) return user_name(e.name);
+      fail(e.loc, "'" + e.name + "' (" + to_string(e.type) + ") cannot be used as a value");
+    case ExprKind::Attribute:
+      return attribute(e);
+    case ExprKind::Subscript:
+      return subscript(e);
+    case ExprKind::Call:
+      return call(e);
+    case ExprKind::Binary: {
+      const Expr& a = *e.args[0];
+      const Expr& b = *e.args[1];
+      return binary(e.op, e.type, Value{"", a.type, &a}, Value{"", b.type, &b});
+    }
+    case ExprKind::Unary:
+      return unary(e);
+    case ExprKind::Compare:
+      return compare(e);
+    case ExprKind::BoolOp:
+      return bool_op(e);
+    case ExprKind::IfExp:
+      return "(" + condition(*e.args[0]) + " ? " + expr_as(*e.args[1], e.type) + " : " + expr_as(*e.args[2], e.type) + ")";
+    case ExprKind::Tuple:
+      return tuple_value(Value{"", e.type, &e}, e.type);
+    default:
+      fail(e.loc, "this expression cannot be compiled to CUDA");
+  }
+}
+
+std::string FunctionEmitter::binary(Op op, const Type& result, const Value& a, const Value& b) {
+  const std::string x = value_as(a, result), y = value_as(b, result), t = c_type(result);
+  switch (op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::BitAnd: case Op::BitOr: case Op::BitXor: {
+      std::string sign = std::string(" ") + fe::op_text(op) + " ";
+      if (is_half(result.dtype)) return "jiasu::cast<" + t + ">(jiasu::widen(" + x + ")" + sign + "jiasu::widen(" + y + "))";
+      // C++ computes narrow types in int (unsigned for unsigned ones, so uint16 * uint16 cannot overflow
+      // int); the cast wraps the result back to its type.
+      if (is_narrow(result.dtype))
+        return "(" + t + ")(" + (is_unsigned(result.dtype) ? "(unsigned)" : "") + x + sign + y + ")";
+      return "(" + x + sign + y + ")";
+    }
+    case Op::FloorDiv: return "jiasu::floordiv(" + x + ", " + y + ")";
+    case Op::Mod: return "jiasu::mod(" + x + ", " + y + ")";
+    case Op::Pow: return "jiasu::power(" + x + ", " + y + ")";
+    case Op::LShift: return "jiasu::lshift(" + x + ", " + y + ")";
+    case Op::RShift: return "jiasu::rshift(" + x + ", " + y + ")";
+    default: fail(a.expr ? a.expr->loc : fn_.loc, std::string("operator ") + fe::op_text(op) + " cannot be compiled to CUDA");
+  }
+}
+
+std::string FunctionEmitter::unary(const Expr& e) {
+  const Expr& operand = *e.args[0];
+  if (e.op == Op::Not) return "(!" + condition(operand) + ")";
+  const std::string x = expr_as(operand, e.type), t = c_type(e.type);
+  switch (e.op) {
+    case Op::UAdd:
+      return x;
+    case Op::USub:
+      if (is_half(e.type.dtype)) return "jiasu::cast<" + t + ">(-jiasu::widen(" + x + "))";
+      return is_narrow(e.type.dtype) ? "(" + t + ")(-" + x + ")" : "(-" + x + ")";
+    case Op::Invert:
+      if (e.type.dtype == DType::Bool) return "(!" + x + ")";  // NumPy: ~True is False
+      return is_narrow(e.type.dtype) ? "(" + t + ")(~" + x + ")" : "(~" + x + ")";
+    default:
+      fail(e.loc, std::string("operator ") + fe::op_text(e.op) + " cannot be compiled to CUDA");
+  }
+}
+
+// a < b < c: each operand evaluated once, left to right, and only while the comparisons hold.
+std::string FunctionEmitter::compare(const Expr& e) {
+  auto pair = [&](const Value& a, Op op, const Value& b) {
+    Type common = fe::promote(a.type, b.type);
+    std::string x = value_as(a, common), y = value_as(b, common);
+    if (is_half(common.dtype)) x = "jiasu::widen(" + x + ")", y = "jiasu::widen(" + y + ")";
+    return "(" + x + " " + fe::op_text(op) + " " + y + ")";
+  };
+  auto operand = [&](size_t i) { return Value{"", e.args[i]->type, e.args[i].get()}; };
+  if (e.ops.size() == 1) return pair(operand(0), e.ops[0], operand(1));
+
+  // Operands other than variables and constants are held in temporaries, declared as they are reached.
+  std::string body;
+  std::vector<std::string> tests;
+  bool held_any = false;
+  auto held = [&](size_t i) {
+    const Expr& a = *e.args[i];
+    bool plain = (a.kind == ExprKind::Name && a.meaning == Meaning::Local) || is_constant(a);
+    if (i == e.ops.size() || plain) return operand(i);  // the last operand is evaluated once anyway
+    std::string name = temp("operand");
+    body += "const " + c_type(a.type) + " " + name + " = " + expr(a) + "; ";
+    held_any = true;
+    return Value{name, a.type};
+  };
+  Value left = held(0);
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    Value right = held(i + 1);
+    tests.push_back(pair(left, e.ops[i], right));
+    body += i + 1 < e.ops.size() ? "if (!" + tests.back() + ") return false; " : "return " + tests.back() + ";";
+    left = right;
+  }
+  return held_any ? "([&]() -> bool { " + body + " }())" : "(" + join(tests, " && ") + ")";
+}
+
+// and/or: C++'s && and || when every operand is a bool; otherwise Python's value-returning forms.
+std::string FunctionEmitter::bool_op(const Expr& e) {
+  const char* sign = e.op == Op::And ? " && " : " || ";
+  if (e.type.dtype == DType::Bool) {
+    std::vector<std::string> tests;
+    for (const auto& operand : e.args) tests.push_back(condition(*operand));
+    return "(" + join(tests, sign) + ")";
+  }
+  std::string t = c_type(e.type), name = temp("value");
+  std::string body = t + " " + name + " = " + expr_as(*e.args[0], e.type) + "; ";
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    std::string truth = convert(name, e.type, scalar(DType::Bool));
+    body += "if (" + std::string(e.op == Op::And ? "!" : "") + truth + ") return " + name + "; ";
+    body += i + 1 < e.args.size() ? name + " = " + expr_as(*e.args[i], e.type) + "; "
+                                   : "return " + expr_as(*e.args[i], e.type) + ";";
+  }
+  return "([&]() -> " + t + " { " + body + " }())";
+}
+
+std::string FunctionEmitter::element_ref(const Expr& array, const std::vector<Value>& indices) {
+  std::string code = "jiasu::at(" + expr(array);
+  for (const Value& index : indices) code += ", " + (index.expr ? expr(*index.expr) : index.code);
+  return code + ")";
+}
+
+std::string FunctionEmitter::subscript(const Expr& e) {
+  const Expr& base = *e.args[0];
+  if (base.type.kind == TypeKind::Array) {
+    std::vector<Value> indices;
+    for (size_t i = 1; i < e.args.size(); ++i) indices.push_back(Value{"", e.args[i]->type, e.args[i].get()});
+    return element_ref(base, indices);
+  }
+  Value v = item(base, static_cast<size_t>(e.args[1]->int_value));  // check() made the index a constant
+  return v.expr ? expr(*v.expr) : v.code;
+}
+
+std::string FunctionEmitter::attribute(const Expr& e) {
+  if (e.meaning == Meaning::Builtin && fe::builtin(e.builtin).rule == fe::BuiltinRule::IndexValue)
+    return fe::builtin(e.builtin).cuda;
+  const Expr& base = *e.args[0];
+  if (base.type.kind == TypeKind::Array && e.name == "size") return "jiasu::size(" + expr(base) + ")";
+  if (e.type.kind == TypeKind::Tuple) return tuple_value(Value{"", e.type, &e}, e.type);
+  fail(e.loc, "'" + e.name + "' cannot be compiled to CUDA");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tuples: only tuple variables are materialised (as structs); other tuple expressions are taken apart.
+
+Value FunctionEmitter::item(const Expr& e, size_t k) {
+  const Type& type = e.type.items.at(k);
+  if (e.kind == ExprKind::Tuple) return Value{"", type, e.args[k].get()};
+  if (e.kind == ExprKind::Name && e.meaning == Meaning::Local) return Value{user_name(e.name) + ".v" + std::to_string(k), type};
+  if (e.kind == ExprKind::Attribute && e.name == "shape")
+    return Value{expr(*e.args[0]) + ".shape[" + std::to_string(k) + "]", type};
+  if (e.kind == ExprKind::Call && e.meaning == Meaning::Builtin) return Value{grid_axis(e, static_cast<int>(k)), type};
+  if (e.kind == ExprKind::Subscript) return item(item(*e.args[0], static_cast<size_t>(e.args[1]->int_value)), k);
+  fail(e.loc, "this tuple expression cannot be compiled to CUDA");
+}
+
+Value FunctionEmitter::item(const Value& tuple, size_t k) {
+  if (tuple.expr) return item(*tuple.expr, k);
+  return Value{tuple.code + ".v" + std::to_string(k), tuple.type.items.at(k)};
+}
+
+std::vector<Value> FunctionEmitter::items(const Expr& e) {
+  if (e.type.kind != TypeKind::Tuple) return {Value{"", e.type, &e}};
+  std::vector<Value> out;
+  for (size_t k = 0; k < e.type.items.size(); ++k) out.push_back(item(e, k));
+  return out;
+}
+
+std::string FunctionEmitter::tuple_value(const Value& tuple, const Type& to) {
+  std::vector<std::string> fields;
+  for (size_t k = 0; k < to.items.size(); ++k) fields.push_back(value_as(item(tuple, k), to.items[k]));
+  return c_type(to) + "{" + join(fields) + "}";
+}
+
+std::string FunctionEmitter::grid_axis(const Expr& call, int axis) {
+  std::string a = axis_name(axis);
+  if (fe::builtin(call.builtin).id == fe::BuiltinId::Grid)
+    return "((long long)blockIdx." + a + " * blockDim." + a + " + threadIdx." + a + ")";
+  return "((long long)blockDim." + a + " * gridDim." + a + ")";
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Calls
+
+std::string FunctionEmitter::call(const Expr& e) {
+  switch (e.meaning) {
+    case Meaning::DTypeValue:  // np.float32(x)
+      return expr_as(*e.args[1], scalar(e.type.dtype));
+    case Meaning::DeviceFunction: {
+      std::vector<std::string> args;
+      for (size_t i = 1; i < e.args.size(); ++i) args.push_back(expr_as(*e.args[i], e.callee->params[i - 1].type));
+      return e.callee->mangled_name + "(" + join(args) + ")";
+    }
+    case Meaning::Builtin:
+      return builtin_call(e);
+    default:
+      fail(e.loc, "this call cannot be compiled to CUDA");
+  }
+}
+
+std::string FunctionEmitter::builtin_call(const Expr& e) {
+  using fe::BuiltinRule;
+  const fe::Builtin& b = fe::builtin(e.builtin);
+  auto arg = [&](size_t i) -> const Expr& { return *e.args.at(i + 1); };
+  const size_t count = e.args.size() - 1;
+  const std::string f = b.cuda;
+  auto converted = [&](size_t i) { return expr_as(arg(i), e.type); };  // an argument in the call's type
+  auto all_converted = [&] {
+    std::vector<std::string> args;
+    for (size_t i = 0; i < count; ++i) args.push_back(converted(i));
+    return join(args);
+  };
+
+  switch (b.rule) {
+    case BuiltinRule::Len:  // of a global array (check() folded the others)
+      return expr(arg(0)) + ".shape[0]";
+    case BuiltinRule::MinMax: {  // Python's min(a, b, c) is min(min(a, b), c)
+      std::string code = converted(0);
+      for (size_t i = 1; i < count; ++i) code = f + "(" + code + ", " + converted(i) + ")";
+      return code;
+    }
+    case BuiltinRule::Round:
+      if (count == 1) return f + "(" + expr(arg(0)) + ")";
+      return f + "(" + converted(0) + ", " + expr_as(arg(1), scalar(DType::Int64)) + ")";
+    case BuiltinRule::SameNumeric1: case BuiltinRule::FloatMath1: case BuiltinRule::FloatMath2:
+    case BuiltinRule::FloatMath3:
+      return f + "(" + all_converted() + ")";
+    case BuiltinRule::CastInt64: case BuiltinRule::CastFloat64: case BuiltinRule::CastBool:
+      return converted(0);
+    case BuiltinRule::FloatToInt64: case BuiltinRule::FloatPredicate: case BuiltinRule::BitCount:
+    case BuiltinRule::SameInteger1:  // the runtime overloads on the argument's own type
+      return f + "(" + expr(arg(0)) + ")";
+    case BuiltinRule::GridN:
+      if (e.type.is_scalar()) return grid_axis(e, 0);
+      return tuple_value(Value{"", e.type, &e}, e.type);
+    case BuiltinRule::Void0: case BuiltinRule::Mask0:
+      return f + "()";
+    case BuiltinRule::SyncPredicateInt:
+      return f + "(" + condition(arg(0)) + ")";
+    case BuiltinRule::SyncPredicateBool:
+      return "(" + f + "(" + condition(arg(0)) + ") != 0)";
+    case BuiltinRule::SyncWarp:
+      return f + "(" + (count ? expr_as(arg(0), scalar(DType::UInt32)) : "") + ")";
+    case BuiltinRule::Atomic: case BuiltinRule::AtomicInt: case BuiltinRule::AtomicUnsigned:
+    case BuiltinRule::AtomicCas:
+      return atomic_call(e, b.cuda);
+    case BuiltinRule::Shuffle:
+      return f + "(" + expr_as(arg(0), scalar(DType::UInt32)) + ", " + converted(1) + ", " +
+             expr_as(arg(2), scalar(DType::Int32)) + ")";
+    case BuiltinRule::VoteBallot:
+      return f + "(" + expr_as(arg(0), scalar(DType::UInt32)) + ", " + condition(arg(1)) + ")";
+    case BuiltinRule::VoteBool:
+      return "(" + f + "(" + expr_as(arg(0), scalar(DType::UInt32)) + ", " + condition(arg(1)) + ") != 0)";
+    default:  // range() and shared/local.array() are compiled by the statements they belong to
+      fail(e.loc, std::string(b.path) + "() cannot be used here");
+  }
+}
+
+// atomic.op(array, index, value...): the runtime function gets the element's address.
+std::string FunctionEmitter::atomic_call(const Expr& e, const char* function) {
+  const Expr& array = *e.args[1];
+  const Type element = scalar(array.type.dtype);
+  std::string code = std::string(function) + "(&" + element_ref(array, items(*e.args[2]));
+  for (size_t i = 3; i < e.args.size(); ++i) code += ", " + expr_as(*e.args[i], element);
+  return code + ")";
+}
+
+}  // namespace jiasu::emit::cuda

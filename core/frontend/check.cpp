@@ -1,0 +1,375 @@
+// check(): name resolution and type inference, one pass over each function in source order.
+//
+// What check() leaves in the tree for the emitters, beyond Expr::type:
+//   * a compile-time constant has Meaning::Constant: a scalar keeps its value in int_value (ints, bool as
+//     0/1) or float_value; a constant tuple (a tuple global, the shape of a shared array) becomes an
+//     ExprKind::Tuple whose args are its constant items. Folded expressions (s.shape[0], T[1], len(t),
+//     a.ndim, s.size) become Int literals with Meaning::Constant and no args.
+//   * a call's meaning says what it calls: Builtin (Expr::builtin), DeviceFunction (Expr::callee) or
+//     DTypeValue (a cast such as np.float32(x)); keyword arguments are moved into positional order.
+//   * a tuple index is rewritten to its non-negative constant; `return None` becomes a bare return.
+#include "frontend/checker.hpp"
+
+namespace jiasu::fe {
+namespace checking {
+
+std::string describe(const Expr& e) {
+  if (e.kind == ExprKind::Name) return e.name;
+  if (e.kind == ExprKind::Attribute) return describe(*e.args[0]) + "." + e.name;
+  return "this expression";
+}
+
+std::string plural(size_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many.empty() ? one + "s" : many);
+}
+
+namespace {
+
+// Python's // and % (floor, sign of the divisor), for folding constant shapes and indices.
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+
+}  // namespace
+
+SourceLoc start_of(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Attribute:
+    case ExprKind::Subscript:
+    case ExprKind::Call:
+    case ExprKind::Binary:
+    case ExprKind::Compare:
+    case ExprKind::BoolOp:
+      return start_of(*e.args[0]);
+    case ExprKind::IfExp:
+      return start_of(*e.args[1]);
+    default:
+      return e.loc;
+  }
+}
+
+// The value of an integer expression known at compile time: literals, global constants, folded shapes
+// and arithmetic on them. Reads a typed tree.
+std::optional<int64_t> constant_int(const Expr& e) {
+  if (e.kind == ExprKind::Int) return e.is_uint64 ? std::nullopt : std::optional<int64_t>(e.int_value);
+  if (e.meaning == Meaning::Constant && e.type.is_integer()) return e.int_value;
+  if (e.kind == ExprKind::Unary && (e.op == Op::USub || e.op == Op::UAdd)) {
+    auto v = constant_int(*e.args[0]);
+    if (v && e.op == Op::USub) return -*v;
+    return v;
+  }
+  if (e.kind != ExprKind::Binary || !e.type.is_integer()) return std::nullopt;
+  auto a = constant_int(*e.args[0]), b = constant_int(*e.args[1]);
+  if (!a || !b) return std::nullopt;
+  switch (e.op) {
+    case Op::Add: return static_cast<int64_t>(uint64_t(*a) + uint64_t(*b));  // wraps like the device would
+    case Op::Sub: return static_cast<int64_t>(uint64_t(*a) - uint64_t(*b));
+    case Op::Mul: return static_cast<int64_t>(uint64_t(*a) * uint64_t(*b));
+    case Op::FloorDiv: return *b ? std::optional<int64_t>(floor_div(*a, *b)) : std::nullopt;
+    case Op::Mod: return *b ? std::optional<int64_t>(floor_mod(*a, *b)) : std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+void make_constant_int(Expr& e, int64_t value) {
+  e.kind = ExprKind::Int;
+  e.int_value = value;
+  e.args.clear();
+  e.keywords.clear();
+  e.meaning = Meaning::Constant;
+}
+
+namespace {
+
+bool is_true_literal(const Expr& e) { return e.kind == ExprKind::Bool && e.int_value != 0; }
+
+bool breaks_out(const std::vector<StmtPtr>& body) {
+  for (const StmtPtr& s : body) {
+    if (s->kind == StmtKind::Break) return true;
+    if (s->kind == StmtKind::If && (breaks_out(s->body) || breaks_out(s->orelse))) return true;
+  }
+  return false;
+}
+
+// Whether control cannot fall off the end of `body` (so a valued function always returns a value).
+bool always_returns(const std::vector<StmtPtr>& body) {
+  for (const StmtPtr& s : body) {
+    if (s->kind == StmtKind::Return) return true;
+    if (s->kind == StmtKind::If && !s->orelse.empty() && always_returns(s->body) && always_returns(s->orelse))
+      return true;
+    if (s->kind == StmtKind::While && is_true_literal(*s->test) && !breaks_out(s->body)) return true;
+  }
+  return false;
+}
+
+void collect_target_names(const Expr& target, std::set<std::string>& names) {
+  if (target.kind == ExprKind::Name) names.insert(target.name);
+  if (target.kind == ExprKind::Tuple)
+    for (const ExprPtr& item : target.args) collect_target_names(*item, names);
+}
+
+// Python's scoping: a name assigned anywhere in a function is local to all of it.
+void collect_assigned(const std::vector<StmtPtr>& body, std::set<std::string>& names) {
+  for (const StmtPtr& s : body) {
+    if (s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign || s->kind == StmtKind::For)
+      for (const ExprPtr& target : s->targets) collect_target_names(*target, names);
+    collect_assigned(s->body, names);
+    collect_assigned(s->orelse, names);
+  }
+}
+
+}  // namespace
+
+void Checker::run(const std::vector<Type>& param_types, bool is_kernel) {
+  fn_.is_kernel = is_kernel;
+  if (param_types.size() != fn_.params.size())
+    fail(fn_.loc, "'" + fn_.name + "' has " + plural(fn_.params.size(), "parameter") + " but is called with " +
+                      plural(param_types.size(), "argument"));
+  for (size_t i = 0; i < fn_.params.size(); ++i) {
+    Param& p = fn_.params[i];
+    p.type = param_types[i];
+    if (info(p.type.dtype).kind == DTypeKind::Complex && (p.type.is_scalar() || p.type.kind == TypeKind::Array))
+      fail(p.loc, "parameter '" + p.name + "' is " + to_string(p.type) + ": complex numbers are not supported in kernels");
+    variables_[p.name] = Variable{p.type, p.loc, static_cast<int>(i), {}};
+  }
+  collect_assigned(fn_.body, assigned_);
+  check_block(fn_.body);
+  fn_.return_type = is_kernel ? type_of_kind(TypeKind::Void) : finish_returns();
+}
+
+const GlobalValue& Checker::global(const std::string& name) {
+  auto it = globals_.find(name);
+  if (it == globals_.end())
+    it = globals_.emplace(name, source_.resolve ? source_.resolve(name) : GlobalValue{}).first;
+  return it->second;
+}
+
+void Checker::mark_written(const Expr& array) {
+  if (array.kind != ExprKind::Name) return;
+  auto it = variables_.find(array.name);
+  if (it != variables_.end() && it->second.param >= 0) fn_.params[it->second.param].written = true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Statements
+
+void Checker::check_block(std::vector<StmtPtr>& body) {
+  for (StmtPtr& s : body) check_stmt(*s);
+}
+
+void Checker::check_stmt(Stmt& s) {
+  switch (s.kind) {
+    case StmtKind::Expr:
+      visit(*s.value);
+      return;
+    case StmtKind::Assign: return check_assign(s);
+    case StmtKind::AugAssign: return check_aug_assign(s);
+    case StmtKind::If:
+      check_condition(*s.test);
+      check_block(s.body);
+      check_block(s.orelse);
+      return;
+    case StmtKind::For: return check_for(s);
+    case StmtKind::While:
+      if (!s.orelse.empty()) fail(s.loc, "while/else is not supported");
+      check_condition(*s.test);
+      check_block(s.body);
+      return;
+    case StmtKind::Break:
+    case StmtKind::Continue:  // parse() already rejects them outside a loop
+    case StmtKind::Return: return check_return(s);
+    case StmtKind::Pass: return;
+  }
+}
+
+void Checker::check_assign(Stmt& s) {
+  bool single_name = s.targets.size() == 1 && s.targets[0]->kind == ExprKind::Name;
+  if (single_name) new_array_call_ = s.value.get();
+  Type value = visit(*s.value);
+  new_array_call_ = nullptr;
+  for (ExprPtr& target : s.targets) assign_target(*target, value, s.value.get());
+}
+
+void Checker::assign_target(Expr& target, const Type& value, const Expr* value_expr) {
+  switch (target.kind) {
+    case ExprKind::Name: return bind_name(target, value, value_expr);
+    case ExprKind::Subscript: {
+      Type element = store_target(target);
+      const Expr& array = *target.args[0];
+      if (!can_store(value, element.dtype))
+        fail(start_of(target), "cannot store " + to_string(value) + " into an element of " + to_string(array.type) + " '" +
+                             describe(array) + "'" +
+                             (is_number(value) ? " (convert explicitly, e.g. with " + std::string(info(element.dtype).name) + "(...))" : ""));
+      check_literal_fits(value_expr, element);
+      return;
+    }
+    case ExprKind::Tuple: {
+      if (value.kind != TypeKind::Tuple)
+        fail(target.loc, "cannot unpack " + to_string(value) + " into " + plural(target.args.size(), "target"));
+      if (value.items.size() != target.args.size())
+        fail(target.loc, "cannot unpack a tuple of " + plural(value.items.size(), "value") + " into " +
+                             plural(target.args.size(), "target"));
+      bool literal_items = value_expr && value_expr->kind == ExprKind::Tuple;
+      for (size_t i = 0; i < target.args.size(); ++i)
+        assign_target(*target.args[i], value.items[i], literal_items ? value_expr->args[i].get() : nullptr);
+      target.type = value;
+      return;
+    }
+    default: fail(start_of(target), "cannot assign to this expression");  // parse() allows no other targets
+  }
+}
+
+void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr) {
+  target.meaning = Meaning::Local;
+  auto it = variables_.find(target.name);
+  if (it == variables_.end()) {
+    auto shape = new_array_shapes_.find(value_expr);
+    bool new_array = value.kind == TypeKind::Array && shape != new_array_shapes_.end();
+    if (value.kind == TypeKind::Array && !new_array)
+      fail(target.loc, "cannot assign " + to_string(value) + " to '" + target.name +
+                           "': arrays cannot be copied or aliased; only jiasu.shared.array(...) and "
+                           "jiasu.local.array(...) can be assigned to a variable");
+    bool tuple_of_numbers = value.kind == TypeKind::Tuple;
+    for (const Type& item : value.items) tuple_of_numbers &= is_number(item) || item.kind == TypeKind::Tuple;
+    if (!is_number(value) && !tuple_of_numbers && !new_array)
+      fail(target.loc, "cannot assign " + (value.kind == TypeKind::Void ? std::string("a call that returns nothing") : to_string(value)) +
+                           " to '" + target.name + "': variables hold numbers, tuples of numbers and shared/local arrays");
+    Type type = committed(value);
+    variables_[target.name] = Variable{type, target.loc, -1, new_array ? shape->second : std::vector<int64_t>{}};
+    fn_.locals.push_back(Local{target.name, type, target.loc});
+    target.type = type;
+    return;
+  }
+  const Variable& v = it->second;
+  if (v.type.kind == TypeKind::Array)
+    fail(target.loc, v.param >= 0 ? "cannot assign to array parameter '" + target.name + "'"
+                                  : "array variable '" + target.name + "' (line " + std::to_string(v.loc.line) +
+                                        ") cannot be reassigned");
+  if (!assignable(v.type, value)) {
+    std::string was = v.param >= 0 ? "parameter '" + target.name + "' is " + to_string(v.type)
+                                   : "variable '" + target.name + "' was " + to_string(v.type) + " (line " +
+                                         std::to_string(v.loc.line) + ")";
+    fail(target.loc, was + " but is assigned " + to_string(value) + " here");
+  }
+  check_literal_fits(value_expr, v.type);
+  target.type = v.type;
+}
+
+// The element type an `a[i] = ...` or `a[i] += ...` target stores into; the array counts as written.
+Type Checker::store_target(Expr& target) {
+  Expr& base = *target.args[0];
+  const Type& type = visit(base);
+  if (type.kind == TypeKind::Tuple) fail(start_of(target), "tuples are immutable: cannot assign to an item of '" + describe(base) + "'");
+  if (type.kind != TypeKind::Array) fail(start_of(target), to_string(type) + " '" + describe(base) + "' does not support item assignment");
+  mark_written(base);
+  target.type = array_element(target, type);
+  return target.type;
+}
+
+// NumPy raises for a Python integer that does not fit the type it meets (int8 + 300); so do we.
+void Checker::check_literal_fits(const Expr* value, const Type& target) const {
+  if (!value || !value->type.weak || !target.is_integer() || target.weak) return;
+  bool is_unsigned = info(target.dtype).kind == DTypeKind::Unsigned;
+  int bits = 8 * static_cast<int>(itemsize(target.dtype));
+  if (value->kind == ExprKind::Int && value->is_uint64) {
+    if (target.dtype != DType::UInt64)
+      fail(value->loc, "Python integer " + std::to_string(value->uint_value) + " is out of bounds for " + to_string(target));
+    return;
+  }
+  auto v = constant_int(*value);
+  if (!v) return;
+  bool fits = is_unsigned ? *v >= 0 && (bits == 64 || *v < (int64_t(1) << bits))
+                          : bits == 64 || (*v >= -(int64_t(1) << (bits - 1)) && *v < (int64_t(1) << (bits - 1)));
+  if (!fits) fail(value->loc, "Python integer " + std::to_string(*v) + " is out of bounds for " + to_string(target));
+}
+
+void Checker::check_aug_assign(Stmt& s) {
+  Expr& target = *s.targets[0];
+  std::string op = std::string(op_text(s.op)) + "=";
+  Type current;
+  if (target.kind == ExprKind::Name) {
+    auto it = variables_.find(target.name);
+    if (it == variables_.end()) fail(target.loc, "local variable '" + target.name + "' is used before it is assigned");
+    current = it->second.type;
+    if (!is_number(current)) fail(s.loc, "'" + op + "' is not supported on " + to_string(current) + " '" + target.name + "'");
+    target.meaning = Meaning::Local;
+    target.type = current;
+  } else if (target.kind == ExprKind::Subscript) {
+    current = store_target(target);
+  } else {
+    fail(target.loc, "'" + op + "' needs a variable or an array element on its left");
+  }
+  const Type& value = visit(*s.value);
+  Type result = binary(s.op, current, value, s.loc, &target, s.value.get());
+  if (!can_store(result, current.dtype))
+    fail(s.loc, "'" + describe(target.kind == ExprKind::Name ? target : *target.args[0]) + " " + op + " ...' gives " +
+                    to_string(result) + ", which cannot be stored back into " + to_string(current));
+}
+
+void Checker::check_for(Stmt& s) {
+  if (!s.orelse.empty()) fail(s.loc, "for/else is not supported");
+  Expr& iterable = *s.value;
+  range_call_ = &iterable;
+  const Type& type = visit(iterable);
+  range_call_ = nullptr;
+  if (type.kind != TypeKind::Range)
+    fail(start_of(iterable), "for loops can only iterate over range(...), not " + to_string(type));
+  Expr& target = *s.targets[0];
+  if (target.kind != ExprKind::Name) fail(target.loc, "the target of a for loop over range() must be a single name");
+  // The loop variable is int64 unless every bound is the same strong integer type; a variable that
+  // already exists keeps its integer type when it holds every bound (a second loop over range(10)).
+  Type loop_type = iterable.args[1]->type;
+  for (size_t i = 1; i < iterable.args.size(); ++i)
+    if (iterable.args[i]->type != loop_type || loop_type.weak) loop_type = Type::scalar(DType::Int64);
+  auto existing = variables_.find(target.name);
+  if (existing != variables_.end() && existing->second.type.is_integer()) {
+    const Type& variable = existing->second.type;
+    bool holds_bounds = true;
+    for (size_t i = 1; i < iterable.args.size(); ++i) holds_bounds &= promote(iterable.args[i]->type, variable) == variable;
+    if (holds_bounds) loop_type = variable;
+  }
+  bind_name(target, loop_type, nullptr);
+  check_block(s.body);
+}
+
+void Checker::check_return(Stmt& s) {
+  if (s.value && s.value->kind == ExprKind::None) s.value.reset();
+  if (fn_.is_kernel) {
+    if (s.value) fail(s.loc, "kernels cannot return a value");
+    return;
+  }
+  if (!s.value) {
+    bare_returns_.push_back(s.loc);
+    return;
+  }
+  const Type& type = visit(*s.value);
+  if (!is_number(type)) fail(start_of(*s.value), "device functions can only return numbers, not " + to_string(type));
+  returns_.push_back(ReturnSite{type, s.loc});
+}
+
+// A device function's return type: its returned values promoted together (literals committed).
+Type Checker::finish_returns() {
+  if (returns_.empty()) return type_of_kind(TypeKind::Void);
+  Type type = returns_[0].type;
+  for (const ReturnSite& r : returns_) type = promote(type, r.type);
+  type = committed(type);
+  std::string returns = "function '" + fn_.name + "' returns " + to_string(type) + " at line " +
+                        std::to_string(returns_[0].loc.line);
+  if (!bare_returns_.empty()) fail(bare_returns_[0], returns + " but returns nothing here");
+  if (!always_returns(fn_.body)) fail(fn_.loc, returns + " but can reach its end without returning a value");
+  return type;
+}
+
+}  // namespace checking
+
+Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Type>& signature) {
+  checking::Session session;
+  std::unique_ptr<Function> fn = parse(kernel->source);
+  session.active.push_back(kernel->identity);
+  checking::Checker(session, *kernel, *fn).run(signature, true);
+  fn->mangled_name = "jiasu_kernel_" + fn->name;
+  session.program.functions.push_back(std::move(fn));
+  session.program.sources.push_back(std::move(kernel));
+  return std::move(session.program);
+}
+
+}  // namespace jiasu::fe

@@ -1,0 +1,371 @@
+// check(): calls. A dtype called is a cast, a builtin is typed by its rule (builtins.def), and a
+// @jiasu.func is specialised for its argument types (once per distinct types in a Program).
+#include <algorithm>
+#include <cstdint>
+
+#include "frontend/checker.hpp"
+
+namespace jiasu::fe::checking {
+namespace {
+
+constexpr size_t kAny = SIZE_MAX;
+
+std::string dtype_names(const std::vector<DType>& dtypes) {
+  std::string out;
+  for (DType d : dtypes) out += (out.empty() ? "" : ", ") + std::string(info(d).name);
+  return out;
+}
+
+std::vector<DType> atomic_dtypes(const Builtin& b) {
+  switch (b.rule) {
+    case BuiltinRule::AtomicUnsigned: return {DType::UInt32, DType::UInt64};
+    case BuiltinRule::AtomicInt:
+    case BuiltinRule::AtomicCas: return {DType::Int32, DType::UInt32, DType::Int64, DType::UInt64};
+    default: break;
+  }
+  std::vector<DType> all = {DType::Int32, DType::UInt32, DType::Int64, DType::UInt64, DType::Float32, DType::Float64};
+  if (b.id == BuiltinId::AtomicAdd) all.push_back(DType::Float16);
+  return all;
+}
+
+}  // namespace
+
+Type Checker::visit_call(Expr& e) {
+  Expr& callee = *e.args[0];
+  const Type& type = visit(callee);
+  if (callee.meaning == Meaning::Builtin && type.kind == TypeKind::Function) {
+    e.meaning = Meaning::Builtin;
+    e.builtin = callee.builtin;
+    return call_builtin(e, builtin(callee.builtin));
+  }
+  if (callee.meaning == Meaning::DTypeValue) return cast(e, type.dtype);
+  if (callee.meaning == Meaning::DeviceFunction) return call_device(e);
+  fail(start_of(callee), "'" + describe(callee) + "' is not callable: it is " + to_string(type));
+}
+
+// The positional arguments of a builtin call, typed, after checking their number.
+std::vector<Expr*> Checker::arguments(Expr& call, size_t min, size_t max) {
+  std::string name = describe(*call.args[0]) + "()";
+  if (!call.keywords.empty()) fail(start_of(*call.keywords[0].second), name + " takes no keyword arguments");
+  size_t given = call.args.size() - 1;
+  if (given < min || given > max) {
+    std::string expected = min == max ? plural(min, "argument")
+                           : max == kAny ? "at least " + plural(min, "argument")
+                                         : std::to_string(min) + " to " + plural(max, "argument");
+    fail(start_of(call), name + " takes " + expected + " (" + std::to_string(given) + " given)");
+  }
+  std::vector<Expr*> args;
+  for (size_t i = 1; i < call.args.size(); ++i) {
+    visit(*call.args[i]);
+    args.push_back(call.args[i].get());
+  }
+  return args;
+}
+
+const Type& Checker::number(const Expr& e, const std::string& what) const {
+  if (!is_number(e.type)) fail(start_of(e), what + " needs a number, not " + to_string(e.type));
+  return e.type;
+}
+
+const Type& Checker::integer(const Expr& e, const std::string& what, bool bool_ok) const {
+  if (!e.type.is_integer() && !(bool_ok && is_bool(e.type)))
+    fail(start_of(e), what + " needs an integer" + (bool_ok ? " or a bool" : "") + ", not " + to_string(e.type));
+  return e.type;
+}
+
+Type Checker::cast(Expr& e, DType dtype) {
+  std::string name = describe(*e.args[0]) + "()";
+  if (info(dtype).kind == DTypeKind::Complex) fail(start_of(e), "complex numbers are not supported in kernels");
+  std::vector<Expr*> args = arguments(e, 1, 1);
+  number(*args[0], name);
+  e.meaning = Meaning::DTypeValue;
+  return Type::scalar(dtype);
+}
+
+Type Checker::call_builtin(Expr& e, const Builtin& b) {
+  std::string name = describe(*e.args[0]) + "()";
+  switch (b.rule) {
+    case BuiltinRule::Range: {
+      if (&e != range_call_) fail(start_of(e), "range() can only be the iterable of a for loop");
+      std::vector<Expr*> args = arguments(e, 1, 3);
+      for (Expr* a : args) integer(*a, name);
+      if (args.size() == 3 && constant_int(*args[2]) == 0) fail(start_of(*args[2]), "range() step must not be zero");
+      return type_of_kind(TypeKind::Range);
+    }
+    case BuiltinRule::Len: {
+      Expr& arg = *arguments(e, 1, 1)[0];
+      if (arg.type.kind == TypeKind::Tuple) {
+        make_constant_int(e, static_cast<int64_t>(arg.type.items.size()));  // a Python int, known now
+        return Type::scalar(DType::Int64, true);
+      }
+      if (arg.type.kind != TypeKind::Array) fail(start_of(arg), "len() needs an array or a tuple, not " + to_string(arg.type));
+      if (arg.type.ndim == 0) fail(start_of(arg), "len() of a 0-d array");
+      if (const Variable* array = static_array(arg)) {
+        if (array->shape[0] == 0) fail(start_of(arg), "the size of dynamic shared array '" + arg.name + "' is only known at launch");
+        make_constant_int(e, array->shape[0]);
+      }
+      return Type::scalar(DType::Int64);
+    }
+    case BuiltinRule::MinMax: {
+      Type result;
+      for (Expr* a : arguments(e, 2, kAny))
+        result = result.kind == TypeKind::Unknown ? number(*a, name) : promote(result, number(*a, name));
+      return result;
+    }
+    case BuiltinRule::SameNumeric1: {
+      const Type& t = number(*arguments(e, 1, 1)[0], name);
+      return is_bool(t) ? Type::scalar(DType::Int64) : t;
+    }
+    case BuiltinRule::Round: {
+      std::vector<Expr*> args = arguments(e, 1, 2);
+      const Type& t = number(*args[0], name);
+      if (args.size() == 1) return Type::scalar(DType::Int64);
+      integer(*args[1], name + "'s ndigits");
+      return is_bool(t) ? Type::scalar(DType::Int64) : t;
+    }
+    case BuiltinRule::CastInt64:
+      number(*arguments(e, 1, 1)[0], name);
+      return Type::scalar(DType::Int64);
+    case BuiltinRule::CastFloat64:
+      number(*arguments(e, 1, 1)[0], name);
+      return Type::scalar(DType::Float64);
+    case BuiltinRule::CastBool:
+      number(*arguments(e, 1, 1)[0], name);
+      return Type::scalar(DType::Bool);
+    case BuiltinRule::FloatMath1:
+      return float_result(number(*arguments(e, 1, 1)[0], name));
+    case BuiltinRule::FloatMath2:
+    case BuiltinRule::FloatMath3: {
+      Type result;
+      for (Expr* a : arguments(e, b.rule == BuiltinRule::FloatMath2 ? 2 : 3, b.rule == BuiltinRule::FloatMath2 ? 2 : 3))
+        result = result.kind == TypeKind::Unknown ? number(*a, name) : promote(result, number(*a, name));
+      return float_result(result);
+    }
+    case BuiltinRule::FloatToInt64:
+      number(*arguments(e, 1, 1)[0], name);
+      return Type::scalar(DType::Int64);
+    case BuiltinRule::FloatPredicate:
+      number(*arguments(e, 1, 1)[0], name);
+      return Type::scalar(DType::Bool);
+    case BuiltinRule::GridN: {
+      Expr& arg = *arguments(e, 1, 1)[0];
+      auto n = constant_int(arg);
+      if (!n || *n < 1 || *n > 3) fail(start_of(arg), name + " needs a constant 1, 2 or 3");
+      if (*n == 1) return Type::scalar(DType::Int64);
+      return Type::tuple(std::vector<Type>(*n, Type::scalar(DType::Int64)));
+    }
+    case BuiltinRule::Void0:
+      arguments(e, 0, 0);
+      return type_of_kind(TypeKind::Void);
+    case BuiltinRule::SyncPredicateInt:
+    case BuiltinRule::SyncPredicateBool:
+      integer(*arguments(e, 1, 1)[0], name, true);
+      return Type::scalar(b.rule == BuiltinRule::SyncPredicateInt ? DType::Int32 : DType::Bool);
+    case BuiltinRule::SyncWarp:
+      for (Expr* mask : arguments(e, 0, 1)) integer(*mask, name + "'s mask");
+      return type_of_kind(TypeKind::Void);
+    case BuiltinRule::NewArray:
+      return new_array(e, b);
+    case BuiltinRule::Atomic:
+    case BuiltinRule::AtomicInt:
+    case BuiltinRule::AtomicUnsigned:
+      return atomic(e, b, arguments(e, 3, 3));
+    case BuiltinRule::AtomicCas:
+      return atomic(e, b, arguments(e, 4, 4));
+    case BuiltinRule::Shuffle: {
+      std::vector<Expr*> args = arguments(e, 3, 3);
+      integer(*args[0], name + "'s mask");
+      Type value = committed(number(*args[1], name));
+      const std::vector<DType> allowed = {DType::Int32, DType::UInt32, DType::Int64, DType::UInt64, DType::Float32, DType::Float64};
+      if (std::find(allowed.begin(), allowed.end(), value.dtype) == allowed.end())
+        fail(start_of(*args[1]), name + " shuffles " + dtype_names(allowed) + " values, not " + to_string(value));
+      integer(*args[2], name + "'s lane");
+      return value;
+    }
+    case BuiltinRule::VoteBallot:
+    case BuiltinRule::VoteBool: {
+      std::vector<Expr*> args = arguments(e, 2, 2);
+      integer(*args[0], name + "'s mask");
+      integer(*args[1], name + "'s predicate", true);
+      return Type::scalar(b.rule == BuiltinRule::VoteBallot ? DType::UInt32 : DType::Bool);
+    }
+    case BuiltinRule::Mask0:
+      arguments(e, 0, 0);
+      return Type::scalar(DType::UInt32);
+    case BuiltinRule::BitCount:
+      integer(*arguments(e, 1, 1)[0], name);
+      return Type::scalar(DType::Int32);
+    case BuiltinRule::SameInteger1: {
+      const Type& t = integer(*arguments(e, 1, 1)[0], name);
+      return Type::scalar(itemsize(t.dtype) <= 4 ? DType::UInt32 : DType::UInt64);
+    }
+    default:  // values (jiasu.threadIdx.x, math.pi) are typed as attributes and never reach a call
+      break;
+  }
+  fail(start_of(e), name + " is not callable");
+}
+
+// shared.array(shape, dtype) / local.array(shape, dtype): the shape must be known at compile time.
+Type Checker::new_array(Expr& e, const Builtin& b) {
+  std::string name = describe(*e.args[0]) + "()";
+  if (&e != new_array_call_) fail(start_of(e), name + " must be assigned directly to a variable of its own");
+  if (e.args.size() > 3) fail(start_of(*e.args[3]), name + " takes a shape and a dtype");
+  ExprPtr slots[2];
+  for (size_t i = 1; i < e.args.size(); ++i) slots[i - 1] = std::move(e.args[i]);
+  for (auto& [keyword, value] : e.keywords) {
+    int slot = keyword == "shape" ? 0 : keyword == "dtype" ? 1 : -1;
+    if (slot < 0) fail(start_of(*value), name + " got an unexpected keyword argument '" + keyword + "'");
+    if (slots[slot]) fail(start_of(*value), name + " got multiple values for argument '" + keyword + "'");
+    slots[slot] = std::move(value);
+  }
+  e.keywords.clear();
+  e.args.resize(1);
+  if (!slots[0] || !slots[1]) fail(start_of(e), name + " needs a shape and a dtype");
+  e.args.push_back(std::move(slots[0]));
+  e.args.push_back(std::move(slots[1]));
+  Expr& shape = *e.args[1];
+  Expr& dtype = *e.args[2];
+  visit(shape);
+  visit(dtype);
+
+  std::vector<int64_t> dims;
+  std::vector<Expr*> extents;
+  if (shape.kind == ExprKind::Tuple)
+    for (ExprPtr& item : shape.args) extents.push_back(item.get());
+  else
+    extents.push_back(&shape);
+  for (Expr* extent : extents) {
+    auto value = constant_int(*extent);
+    if (!value) fail(start_of(*extent), name + " needs a shape known at compile time: an integer or a tuple of integers");
+    dims.push_back(*value);
+  }
+  if (dims.empty()) fail(start_of(shape), name + " needs at least one dimension");
+
+  DType element;
+  if (dtype.meaning == Meaning::DTypeValue && info(dtype.type.dtype).kind != DTypeKind::Complex) {
+    element = dtype.type.dtype;
+  } else if (dtype.meaning == Meaning::Builtin && builtin(dtype.builtin).rule == BuiltinRule::CastInt64) {
+    element = DType::Int64;
+  } else if (dtype.meaning == Meaning::Builtin && builtin(dtype.builtin).rule == BuiltinRule::CastFloat64) {
+    element = DType::Float64;
+  } else if (dtype.meaning == Meaning::Builtin && builtin(dtype.builtin).rule == BuiltinRule::CastBool) {
+    element = DType::Bool;
+  } else {
+    fail(start_of(dtype), name + " needs a dtype such as numpy.float32, not " + to_string(dtype.type));
+  }
+
+  bool shared = b.id == BuiltinId::SharedArray;
+  if (shared && dims == std::vector<int64_t>{0}) {
+    fn_.uses_dynamic_shared = true;  // sized by the launch's shared memory argument
+  } else {
+    for (int64_t d : dims)
+      if (d <= 0)
+        fail(start_of(shape), name + " needs positive dimensions, not " + std::to_string(d) +
+                                  (shared ? " (a shape of 0 alone asks for dynamic shared memory)" : ""));
+  }
+  new_array_shapes_[&e] = dims;
+  return Type::array(element, static_cast<int>(dims.size()), true, shared ? MemorySpace::Shared : MemorySpace::Local);
+}
+
+// jiasu.atomic.*(array, index, value[, value]): the index is an integer (1-D) or a tuple of ndim integers.
+Type Checker::atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args) {
+  std::string name = describe(*e.args[0]) + "()";
+  Expr& array = *args[0];
+  const Type& type = array.type;
+  if (type.kind != TypeKind::Array)
+    fail(start_of(array), name + " needs an array as its first argument, not " + to_string(type));
+  Expr& index = *args[1];
+  std::string wanted = to_string(type) + " '" + describe(array) + "' needs " + plural(type.ndim, "index", "indices");
+  if (index.type.kind == TypeKind::Tuple) {
+    if (index.type.items.size() != static_cast<size_t>(type.ndim))
+      fail(start_of(index), name + ": " + wanted + ", got " + std::to_string(index.type.items.size()));
+    for (const Type& item : index.type.items)
+      if (!item.is_integer()) fail(start_of(index), name + " indices must be integers, not " + to_string(item));
+  } else if (index.type.is_integer()) {
+    if (type.ndim != 1) fail(start_of(index), name + ": " + wanted + " (pass them as a tuple)");
+  } else {
+    fail(start_of(index), name + " needs an integer index or a tuple of them, not " + to_string(index.type));
+  }
+  std::vector<DType> allowed = atomic_dtypes(b);
+  if (std::find(allowed.begin(), allowed.end(), type.dtype) == allowed.end())
+    fail(start_of(array), name + " does not support " + info(type.dtype).name + " arrays (it supports " +
+                              dtype_names(allowed) + ")");
+  Type element = Type::scalar(type.dtype);
+  for (size_t i = 2; i < args.size(); ++i) {
+    if (!can_store(args[i]->type, type.dtype))
+      fail(start_of(*args[i]), name + " cannot apply " + to_string(args[i]->type) + " to " + to_string(type) + " '" +
+                                   describe(array) + "'");
+    check_literal_fits(args[i], element);
+  }
+  mark_written(array);
+  return element;
+}
+
+// A @jiasu.func call: parse its source, type it for these argument types (or reuse that specialisation).
+Type Checker::call_device(Expr& e) {
+  Expr& callee = *e.args[0];
+  std::shared_ptr<const FunctionSource> source = global(callee.name).function;
+  if (!source) fail(start_of(callee), "'" + callee.name + "' has no source to compile");
+  if (std::find(session_.active.begin(), session_.active.end(), source->identity) != session_.active.end())
+    fail(start_of(e), "recursive call to '" + callee.name + "': recursion is not supported in kernels");
+  std::unique_ptr<Function> fn = parse(source->source);
+  std::string name = callee.name + "()";
+
+  // Keyword arguments take their parameter's position, so emitters see positional calls only.
+  if (!e.keywords.empty() && e.args.size() - 1 <= fn->params.size()) {
+    std::vector<ExprPtr> slots(fn->params.size());
+    for (size_t i = 1; i < e.args.size(); ++i) slots[i - 1] = std::move(e.args[i]);
+    for (auto& [keyword, value] : e.keywords) {
+      auto param = std::find_if(fn->params.begin(), fn->params.end(), [&](const Param& p) { return p.name == keyword; });
+      if (param == fn->params.end()) fail(start_of(*value), name + " got an unexpected keyword argument '" + keyword + "'");
+      ExprPtr& slot = slots[param - fn->params.begin()];
+      if (slot) fail(start_of(*value), name + " got multiple values for argument '" + keyword + "'");
+      slot = std::move(value);
+    }
+    e.keywords.clear();
+    e.args.resize(1);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!slots[i]) fail(start_of(e), name + " is missing argument '" + fn->params[i].name + "'");
+      e.args.push_back(std::move(slots[i]));
+    }
+  }
+  if (e.args.size() - 1 != fn->params.size() || !e.keywords.empty())
+    fail(start_of(e), name + " takes " + plural(fn->params.size(), "argument") + " (" +
+                          std::to_string(e.args.size() - 1 + e.keywords.size()) + " given)");
+
+  std::vector<Type> types;
+  std::string key = source->identity + "(";
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    const Type& type = visit(*e.args[i]);
+    if (!is_number(type) && type.kind != TypeKind::Array)
+      fail(start_of(*e.args[i]), "cannot pass " + to_string(type) + " to device function '" + callee.name +
+                                     "': pass numbers or arrays");
+    types.push_back(committed(type));  // a parameter is a variable: a literal argument commits
+    key += (i > 1 ? ", " : "") + to_string(types.back());
+  }
+  key += ")";
+
+  Function* target;
+  auto memo = session_.specialisations.find(key);
+  if (memo != session_.specialisations.end()) {
+    target = memo->second;
+  } else {
+    session_.active.push_back(source->identity);
+    Checker(session_, *source, *fn).run(types, false);
+    session_.active.pop_back();
+    fn->mangled_name = "jiasu_fn_" + fn->name + "_" + std::to_string(session_.program.functions.size());
+    target = fn.get();
+    session_.program.functions.push_back(std::move(fn));
+    session_.program.sources.push_back(source);
+    session_.specialisations.emplace(key, target);
+  }
+  for (size_t i = 0; i < target->params.size(); ++i)
+    if (target->params[i].written) mark_written(*e.args[i + 1]);
+  if (target->uses_dynamic_shared) fn_.uses_dynamic_shared = true;
+  callee.callee = target;
+  e.callee = target;
+  e.meaning = Meaning::DeviceFunction;
+  return target->return_type;
+}
+
+}  // namespace jiasu::fe::checking

@@ -1,0 +1,343 @@
+// check(): expressions other than calls (names, globals, attributes, subscripts, operators).
+#include <limits>
+
+#include "frontend/checker.hpp"
+
+namespace jiasu::fe::checking {
+namespace {
+
+Type function_type(const std::string& name) {
+  Type t = type_of_kind(TypeKind::Function);
+  t.name = name;
+  return t;
+}
+
+Type dtype_type(DType dtype) {
+  Type t = type_of_kind(TypeKind::DType);
+  t.dtype = dtype;
+  return t;
+}
+
+}  // namespace
+
+const Type& Checker::visit(Expr& e) {
+  Type type = visit_kind(e);
+  e.type = std::move(type);
+  return e.type;
+}
+
+Type Checker::visit_kind(Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Int: return Type::scalar(e.is_uint64 ? DType::UInt64 : DType::Int64, true);
+    case ExprKind::Float: return Type::scalar(DType::Float64, true);
+    case ExprKind::Bool: return Type::scalar(DType::Bool);
+    case ExprKind::None: fail(e.loc, "None is not supported here: kernel values are numbers, tuples and arrays");
+    case ExprKind::String: fail(e.loc, "strings are not supported in kernels");  // parse() rejects them first
+    case ExprKind::Name: return visit_name(e);
+    case ExprKind::Attribute: return visit_attribute(e);
+    case ExprKind::Subscript: return visit_subscript(e);
+    case ExprKind::Call: return visit_call(e);
+    case ExprKind::Binary: {
+      const Type& a = visit(*e.args[0]);
+      const Type& b = visit(*e.args[1]);
+      return binary(e.op, a, b, e.loc, e.args[0].get(), e.args[1].get());
+    }
+    case ExprKind::Unary: return visit_unary(e);
+    case ExprKind::Compare: return visit_compare(e);
+    case ExprKind::BoolOp: return visit_bool_op(e);
+    case ExprKind::IfExp: return visit_if_exp(e);
+    case ExprKind::Tuple: return visit_tuple(e);
+  }
+  fail(e.loc, "unsupported expression");
+}
+
+Type Checker::visit_name(Expr& e) {
+  auto it = variables_.find(e.name);
+  if (it != variables_.end()) {
+    e.meaning = Meaning::Local;
+    return it->second.type;
+  }
+  if (assigned_.count(e.name)) fail(e.loc, "local variable '" + e.name + "' is used before it is assigned");
+  return resolve_global(e, global(e.name));
+}
+
+Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
+  switch (g.kind) {
+    case GlobalValue::Int:
+      e.meaning = Meaning::Constant;
+      e.int_value = g.int_value;
+      return Type::scalar(DType::Int64, true);  // a Python int: weak, like a literal
+    case GlobalValue::Float:
+      e.meaning = Meaning::Constant;
+      e.float_value = g.float_value;
+      return Type::scalar(DType::Float64, true);
+    case GlobalValue::Bool:
+      e.meaning = Meaning::Constant;
+      e.int_value = g.int_value != 0;
+      return Type::scalar(DType::Bool);
+    case GlobalValue::Tuple: {
+      e.kind = ExprKind::Tuple;
+      e.meaning = Meaning::Constant;
+      std::vector<Type> items;
+      for (const GlobalValue& item : g.items) {
+        if (item.kind != GlobalValue::Int && item.kind != GlobalValue::Float && item.kind != GlobalValue::Bool &&
+            item.kind != GlobalValue::Tuple)
+          fail(e.loc, "global '" + e.name + "' is a tuple holding something other than numbers");
+        // Items become literals, so that the tree reads the same however often it is visited.
+        ExprKind kind = item.kind == GlobalValue::Int     ? ExprKind::Int
+                        : item.kind == GlobalValue::Float ? ExprKind::Float
+                        : item.kind == GlobalValue::Bool  ? ExprKind::Bool
+                                                          : ExprKind::Tuple;
+        auto constant = std::make_unique<Expr>(kind, e.loc);
+        constant->name = e.name;
+        constant->type = resolve_global(*constant, item);
+        items.push_back(constant->type);
+        e.args.push_back(std::move(constant));
+      }
+      return Type::tuple(std::move(items));
+    }
+    case GlobalValue::Module:
+      if (g.name != "math" && g.name != "numpy" && g.name != "jiasu")
+        fail(e.loc, "module '" + g.name + "' cannot be used in kernels (math, numpy and jiasu can)");
+      e.meaning = Meaning::Module;
+      return Type::module(g.name);
+    case GlobalValue::DTypeValue:
+      e.meaning = Meaning::DTypeValue;
+      return dtype_type(g.dtype);
+    case GlobalValue::Function:
+      e.meaning = Meaning::DeviceFunction;
+      return function_type(e.name);
+    case GlobalValue::Missing: {
+      int index = e.name.find('.') == std::string::npos ? find_builtin(e.name) : -1;
+      if (index < 0) fail(e.loc, "name '" + e.name + "' is not defined");
+      e.meaning = Meaning::Builtin;
+      e.builtin = index;
+      return function_type(e.name);
+    }
+    case GlobalValue::Unsupported:
+      break;
+  }
+  fail(e.loc, "global '" + e.name + "' is a " + g.name +
+                  "; kernels can use numbers, tuples of numbers, dtypes, math, numpy, jiasu and @jiasu.func functions");
+}
+
+Type Checker::visit_attribute(Expr& e) {
+  Expr& base = *e.args[0];
+  Type type = visit(base);
+  if (type.kind == TypeKind::Module) return module_attribute(e, type.name, type.name + "." + e.name);
+  if (type.kind == TypeKind::Array) return array_attribute(e, type);
+  fail(e.loc, "'" + e.name + "' is not an attribute of " + to_string(type) + " values in kernels");
+}
+
+Type Checker::module_attribute(Expr& e, const std::string& module, const std::string& path) {
+  int index = find_builtin(builtin_path(path));
+  if (index >= 0) {
+    e.meaning = Meaning::Builtin;
+    e.builtin = index;
+    switch (builtin(index).rule) {
+      case BuiltinRule::IndexValue: return Type::scalar(DType::Int64);
+      case BuiltinRule::ConstPi: e.float_value = 3.14159265358979323846; return Type::scalar(DType::Float64, true);
+      case BuiltinRule::ConstE: e.float_value = 2.71828182845904523536; return Type::scalar(DType::Float64, true);
+      case BuiltinRule::ConstInf:
+        e.float_value = std::numeric_limits<double>::infinity();
+        return Type::scalar(DType::Float64, true);
+      case BuiltinRule::ConstNan:
+        e.float_value = std::numeric_limits<double>::quiet_NaN();
+        return Type::scalar(DType::Float64, true);
+      default:
+        return function_type(builtin(index).path);
+    }
+  }
+  if (is_builtin_namespace(path)) {
+    e.meaning = Meaning::Module;
+    return Type::module(path);
+  }
+  if (module == "numpy" || module == "jiasu") {
+    if (auto dtype = dtype_named(e.name)) {
+      e.meaning = Meaning::DTypeValue;
+      return dtype_type(*dtype);
+    }
+  }
+  fail(e.loc, "'" + path + "' is not supported in kernels");
+}
+
+// The shared/local array a name holds, when its shape is known at compile time.
+const Variable* Checker::static_array(const Expr& e) const {
+  if (e.kind != ExprKind::Name || e.meaning != Meaning::Local) return nullptr;
+  auto it = variables_.find(e.name);
+  return it != variables_.end() && !it->second.shape.empty() ? &it->second : nullptr;
+}
+
+Type Checker::array_attribute(Expr& e, const Type& array) {
+  const Variable* shared = static_array(*e.args[0]);
+  if (shared && shared->shape == std::vector<int64_t>{0} && (e.name == "shape" || e.name == "size"))
+    fail(e.loc, "the size of dynamic shared array '" + e.args[0]->name + "' is only known at launch");
+  if (e.name == "shape") {
+    std::vector<Type> items(array.ndim, Type::scalar(DType::Int64));
+    if (shared) {
+      std::vector<int64_t> shape = shared->shape;
+      e.kind = ExprKind::Tuple;
+      e.meaning = Meaning::Constant;
+      e.args.clear();
+      for (int64_t extent : shape) {
+        e.args.push_back(std::make_unique<Expr>(ExprKind::Int, e.loc));
+        make_constant_int(*e.args.back(), extent);
+        e.args.back()->type = Type::scalar(DType::Int64);
+      }
+    }
+    return Type::tuple(std::move(items));
+  }
+  if (e.name == "size") {
+    if (shared) {
+      int64_t size = 1;
+      for (int64_t extent : shared->shape) size *= extent;
+      make_constant_int(e, size);
+    }
+    return Type::scalar(DType::Int64);
+  }
+  if (e.name == "ndim") {
+    make_constant_int(e, array.ndim);
+    return Type::scalar(DType::Int64, true);  // a Python int, like a literal
+  }
+  fail(e.loc, "array attribute '" + e.name + "' is not supported in kernels (shape, size and ndim are)");
+}
+
+Type Checker::visit_subscript(Expr& e) {
+  const Type& type = visit(*e.args[0]);
+  if (type.kind == TypeKind::Array) return array_element(e, type);
+  if (type.kind == TypeKind::Tuple) return tuple_item(e, Type(type));  // a copy: folding replaces the base
+  fail(e.loc, to_string(type) + " '" + describe(*e.args[0]) + "' is not subscriptable");
+}
+
+Type Checker::array_element(Expr& e, const Type& array) {
+  size_t count = e.args.size() - 1;
+  for (size_t i = 1; i < e.args.size(); ++i) visit(*e.args[i]);
+  if (count == 1 && e.args[1]->type.kind == TypeKind::Tuple)
+    fail(start_of(*e.args[1]), "index arrays with one expression per dimension, as in a[i, j], not with a tuple value");
+  if (count != static_cast<size_t>(array.ndim))
+    fail(e.loc, to_string(array) + " '" + describe(*e.args[0]) + "' needs " + plural(array.ndim, "index", "indices") +
+                    ", got " + std::to_string(count) + " (slices and partial indexing are not supported)");
+  for (size_t i = 1; i < e.args.size(); ++i)
+    if (!e.args[i]->type.is_integer())
+      fail(start_of(*e.args[i]), "array indices must be integers, not " + to_string(e.args[i]->type));
+  return Type::scalar(array.dtype);
+}
+
+Type Checker::tuple_item(Expr& e, const Type& tuple) {
+  if (e.args.size() != 2) fail(e.loc, "a tuple takes one index");
+  Expr& index = *e.args[1];
+  visit(index);
+  auto k = constant_int(index);
+  if (!k) fail(start_of(index), "a tuple index must be a constant integer");
+  int64_t n = static_cast<int64_t>(tuple.items.size());
+  int64_t i = *k < 0 ? *k + n : *k;
+  if (i < 0 || i >= n)
+    fail(start_of(index), "tuple index " + std::to_string(*k) + " is out of range for " + to_string(tuple));
+  make_constant_int(index, i);
+  Expr& base = *e.args[0];
+  if (base.meaning == Meaning::Constant && base.kind == ExprKind::Tuple) {
+    ExprPtr item = std::move(base.args[i]);  // the constant itself replaces the subscript
+    e.kind = item->kind;
+    e.name = item->name;
+    e.int_value = item->int_value;
+    e.float_value = item->float_value;
+    e.meaning = Meaning::Constant;
+    e.args = std::move(item->args);
+  }
+  return tuple.items[i];
+}
+
+Type Checker::binary(Op op, const Type& a, const Type& b, SourceLoc loc, const Expr* lhs, const Expr* rhs) const {
+  if (op == Op::MatMul) fail(loc, "the @ operator is not supported in kernels");
+  std::string unsupported = std::string("unsupported operand types for ") + op_text(op) + ": " + to_string(a) + " and " + to_string(b);
+  if (!is_number(a) || !is_number(b)) fail(loc, unsupported);
+  Type result = promote(a, b);
+  switch (op) {
+    case Op::BitAnd: case Op::BitOr: case Op::BitXor:
+      if (!result.is_integer() && !is_bool(result)) fail(loc, unsupported);
+      break;
+    case Op::LShift: case Op::RShift:
+      if (!a.is_integer() || !b.is_integer() || !result.is_integer()) fail(loc, unsupported);
+      break;
+    case Op::Div:
+      result = float_result(result);  // true division: int / int -> float64
+      break;
+    default:
+      if (is_bool(result)) result = Type::scalar(DType::Int64);  // Python: True + True == 2
+      break;
+  }
+  if (result.is_integer() && !result.weak) {
+    check_literal_fits(lhs, result);
+    check_literal_fits(rhs, result);
+  }
+  return result;
+}
+
+Type Checker::visit_unary(Expr& e) {
+  Expr& operand = *e.args[0];
+  if (e.op == Op::Not) {
+    check_condition(operand);
+    return Type::scalar(DType::Bool);
+  }
+  const Type& type = visit(operand);
+  if (!is_number(type)) fail(e.loc, std::string("bad operand type for unary ") + op_text(e.op) + ": " + to_string(type));
+  if (e.op == Op::Invert) {
+    if (type.is_float()) fail(e.loc, "bad operand type for unary ~: " + to_string(type));
+    return type;
+  }
+  return is_bool(type) ? Type::scalar(DType::Int64) : type;
+}
+
+Type Checker::visit_compare(Expr& e) {
+  for (Op op : e.ops) {
+    if (op == Op::Is || op == Op::IsNot)
+      fail(e.loc, std::string("'") + op_text(op) + "' is not supported in kernels; compare numbers with == or !=");
+    if (op == Op::In || op == Op::NotIn) fail(e.loc, std::string("'") + op_text(op) + "' is not supported in kernels");
+  }
+  for (ExprPtr& operand : e.args) visit(*operand);
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    const Type& a = e.args[i]->type;
+    const Type& b = e.args[i + 1]->type;
+    if (!is_number(a) || !is_number(b))
+      fail(e.loc, std::string("unsupported operand types for ") + op_text(e.ops[i]) + ": " + to_string(a) + " and " + to_string(b));
+  }
+  return Type::scalar(DType::Bool);
+}
+
+// and/or give a bool when every operand is one; otherwise their promoted type (Python returns an operand).
+Type Checker::visit_bool_op(Expr& e) {
+  Type result;
+  for (ExprPtr& operand : e.args) {
+    check_condition(*operand);
+    result = result.kind == TypeKind::Unknown ? operand->type : promote(result, operand->type);
+  }
+  return result;
+}
+
+Type Checker::visit_if_exp(Expr& e) {
+  check_condition(*e.args[0]);
+  const Type& a = visit(*e.args[1]);
+  const Type& b = visit(*e.args[2]);
+  if (!is_number(a) || !is_number(b))
+    fail(e.loc, "the branches of a conditional expression must be numbers, not " + to_string(a) + " and " + to_string(b));
+  return promote(a, b);
+}
+
+Type Checker::visit_tuple(Expr& e) {
+  std::vector<Type> items;
+  for (ExprPtr& item : e.args) {
+    const Type& type = visit(*item);
+    if (!is_number(type) && type.kind != TypeKind::Tuple)
+      fail(start_of(*item), "tuples can only hold numbers, not " + to_string(type));
+    items.push_back(type);
+  }
+  return Type::tuple(std::move(items));
+}
+
+void Checker::check_condition(Expr& e) {
+  const Type& type = visit(e);
+  if (type.kind == TypeKind::Array) fail(start_of(e), "an array has no truth value; compare its elements instead");
+  if (!is_number(type)) fail(start_of(e), "a condition must be a number or a bool, not " + to_string(type));
+}
+
+}  // namespace jiasu::fe::checking

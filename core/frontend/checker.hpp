@@ -1,0 +1,127 @@
+// Internals of check(), shared by its source files (not part of the front end's interface):
+//   promote.cpp     promotion, the other type rules and the builtin table
+//   check.cpp       check(), statements and variables
+//   check_expr.cpp  names, attributes, subscripts and operators
+//   check_call.cpp  calls: casts, builtins and device functions
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/check.hpp"
+
+namespace jiasu::fe::checking {
+
+// Type rules (promote.cpp)
+bool is_number(const Type& t);  // a bool, integer or float scalar
+bool is_bool(const Type& t);
+Type type_of_kind(TypeKind kind);  // Void, Range, DType, Function: types without parameters
+Type committed(Type t);                                  // literals made concrete: weak int -> int64
+bool can_store(const Type& value, DType target);         // a[i] = v, x += v, atomics
+bool assignable(const Type& variable, const Type& value);  // x = v for an existing x
+Type float_result(const Type& t);                        // ints -> float64, floats unchanged
+std::optional<DType> dtype_named(const std::string& name);  // numpy/jiasu attribute names
+std::string builtin_path(const std::string& path);       // NumPy spellings of math builtins
+bool is_builtin_namespace(const std::string& path);      // "jiasu.atomic", "jiasu.threadIdx"
+
+// Tree helpers (check.cpp)
+std::string describe(const Expr& e);  // "a", "np.float32": the user's spelling, for messages
+SourceLoc start_of(const Expr& e);    // where an expression's text begins
+std::string plural(size_t n, const std::string& one, const std::string& many = "");  // "1 index", "2 indices"
+std::optional<int64_t> constant_int(const Expr& e);  // the value of a typed constant integer expression
+void make_constant_int(Expr& e, int64_t value);       // folds `e` into a constant Int
+
+// State shared by every function of one check() call.
+struct Session {
+  Program program;
+  std::map<std::string, Function*> specialisations;  // identity + argument types -> checked function
+  std::vector<std::string> active;                   // identities being checked: calling one is recursion
+};
+
+struct Variable {
+  Type type;
+  SourceLoc loc;   // first assignment (parameters: the parameter)
+  int param = -1;  // index in Function::params, -1 for a local
+  std::vector<int64_t> shape;  // a shared/local array's constant shape ({0}: dynamic shared memory)
+};
+
+struct ReturnSite {
+  Type type;
+  SourceLoc loc;
+};
+
+// Types one function for one list of parameter types, visiting statements in source order.
+class Checker {
+ public:
+  Checker(Session& session, const FunctionSource& source, Function& fn)
+      : session_(session), source_(source), fn_(fn) {}
+  void run(const std::vector<Type>& param_types, bool is_kernel);
+
+ private:
+  [[noreturn]] void fail(SourceLoc loc, const std::string& message) const {
+    throw CompileError(source_.source, loc, message);
+  }
+  const GlobalValue& global(const std::string& name);
+  void mark_written(const Expr& array);
+
+  // Statements (check.cpp)
+  void check_block(std::vector<StmtPtr>& body);
+  void check_stmt(Stmt& s);
+  void check_assign(Stmt& s);
+  void check_aug_assign(Stmt& s);
+  void check_for(Stmt& s);
+  void check_return(Stmt& s);
+  void assign_target(Expr& target, const Type& value, const Expr* value_expr);
+  void bind_name(Expr& target, const Type& value, const Expr* value_expr);
+  Type store_target(Expr& target);
+  void check_literal_fits(const Expr* value, const Type& target) const;
+  Type finish_returns();
+
+  // Expressions (check_expr.cpp)
+  const Type& visit(Expr& e);
+  Type visit_kind(Expr& e);
+  Type visit_name(Expr& e);
+  Type resolve_global(Expr& e, const GlobalValue& g);
+  Type visit_attribute(Expr& e);
+  Type module_attribute(Expr& e, const std::string& module, const std::string& path);
+  Type array_attribute(Expr& e, const Type& array);
+  Type visit_subscript(Expr& e);
+  Type array_element(Expr& e, const Type& array);
+  Type tuple_item(Expr& e, const Type& tuple);
+  Type binary(Op op, const Type& a, const Type& b, SourceLoc loc, const Expr* lhs, const Expr* rhs) const;
+  Type visit_unary(Expr& e);
+  Type visit_compare(Expr& e);
+  Type visit_bool_op(Expr& e);
+  Type visit_if_exp(Expr& e);
+  Type visit_tuple(Expr& e);
+  void check_condition(Expr& e);
+  const Variable* static_array(const Expr& e) const;
+
+  // Calls (check_call.cpp)
+  Type visit_call(Expr& e);
+  Type cast(Expr& e, DType dtype);
+  Type call_device(Expr& e);
+  Type call_builtin(Expr& e, const Builtin& b);
+  Type new_array(Expr& e, const Builtin& b);
+  Type atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args);
+  std::vector<Expr*> arguments(Expr& call, size_t min, size_t max);
+  const Type& number(const Expr& e, const std::string& what) const;
+  const Type& integer(const Expr& e, const std::string& what, bool bool_ok = false) const;
+
+  Session& session_;
+  const FunctionSource& source_;
+  Function& fn_;
+  std::map<std::string, Variable> variables_;   // parameters and locals assigned so far
+  std::set<std::string> assigned_;              // every name the function assigns somewhere
+  std::map<std::string, GlobalValue> globals_;  // the resolver's answers, asked once per name
+  std::map<const Expr*, std::vector<int64_t>> new_array_shapes_;  // shared/local.array() calls
+  std::vector<ReturnSite> returns_;
+  std::vector<SourceLoc> bare_returns_;
+  const Expr* range_call_ = nullptr;      // the for loop's iterable: the one place range() may appear
+  const Expr* new_array_call_ = nullptr;  // `s = <this>`: the one place shared/local.array() may appear
+};
+
+}  // namespace jiasu::fe::checking

@@ -1,0 +1,55 @@
+#include "program/python_kernel.hpp"
+
+#include "program/signature.hpp"
+
+namespace jiasu {
+namespace {
+
+// The file name NVRTC reports and the cache key carry: the Python file, so its messages point there.
+std::string cuda_file_name(const fe::SourceText& source) { return source.file + ".cu"; }
+
+std::vector<bool> written_params(const fe::Function& kernel) {
+  std::vector<bool> written;
+  for (const auto& p : kernel.params) written.push_back(p.written);
+  return written;
+}
+
+}  // namespace
+
+Specialization::Specialization(std::string key, const fe::Program& program)
+    : key_(std::move(key)),
+      emitted_(emit::emit_cuda(program)),
+      written_(written_params(program.kernel())),
+      uses_dynamic_shared_(program.kernel().uses_dynamic_shared),
+      module_(emitted_.source, {}, cuda_file_name(program.sources.back()->source)) {}
+
+Kernel& Specialization::kernel(int device) {
+  if (device != last_device_ || !last_kernel_) {
+    last_kernel_ = module_.kernel(emitted_.entry_name, device);
+    last_device_ = device;
+  }
+  return *last_kernel_;
+}
+
+PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source) : source_(std::move(source)) {}
+
+Specialization& PythonKernel::specialization(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (last_ && last_->key() == key) return *last_;
+  auto it = specializations_.find(key);
+  if (it == specializations_.end()) {
+    fe::Program program = fe::check(source_, signature_types(key));
+    it = specializations_.emplace(key, std::make_unique<Specialization>(key, program)).first;
+  }
+  last_ = it->second.get();
+  return *last_;
+}
+
+std::vector<Specialization*> PythonKernel::specializations() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Specialization*> out;
+  for (auto& [key, spec] : specializations_) out.push_back(spec.get());
+  return out;
+}
+
+}  // namespace jiasu

@@ -1,0 +1,57 @@
+// A kernel written in Python: its source, and one compiled specialisation per argument signature.
+//   front end (parse, check) → emit CUDA C++ → SourceModule (NVRTC, disk cache) → Kernel per device
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "emit/emit.hpp"
+#include "frontend/check.hpp"
+#include "program/source_module.hpp"
+
+namespace jiasu {
+
+class Specialization {
+ public:
+  Specialization(std::string key, const fe::Program& program);
+
+  const std::string& key() const { return key_; }
+  const std::string& cuda_source() const { return emitted_.source; }
+  // Per parameter: true when the kernel may store into it (NumPy arguments are copied back only then).
+  const std::vector<bool>& written() const { return written_; }
+  bool uses_dynamic_shared() const { return uses_dynamic_shared_; }
+  // Compiled and loaded for `device` on first use.
+  Kernel& kernel(int device);
+  SourceModule& module() { return module_; }
+
+ private:
+  std::string key_;
+  emit::EmittedKernel emitted_;
+  std::vector<bool> written_;
+  bool uses_dynamic_shared_;
+  SourceModule module_;
+  std::shared_ptr<Kernel> last_kernel_;  // the launch path's cache
+  int last_device_ = -1;
+};
+
+class PythonKernel {
+ public:
+  explicit PythonKernel(std::shared_ptr<const fe::FunctionSource> source);
+
+  const fe::FunctionSource& source() const { return *source_; }
+  // The specialisation for signature `key` (see signature.hpp), running the front end on first use.
+  // Throws fe::CompileError for a kernel that cannot be compiled for these argument types.
+  Specialization& specialization(const std::string& key);
+  std::vector<Specialization*> specializations();
+
+ private:
+  std::shared_ptr<const fe::FunctionSource> source_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<Specialization>> specializations_;
+  Specialization* last_ = nullptr;  // the launch path checks this one first
+};
+
+}  // namespace jiasu

@@ -1,0 +1,111 @@
+"""@jiasu.kernel and @jiasu.func: hand a function's source text to the C++ front end.
+
+The C++ core parses and type-checks the source itself; Python only supplies the text, where it came from,
+and what the function's global names refer to (through ``resolve``).
+"""
+import inspect
+import types
+
+from . import _core
+
+_NUMBER_TYPES = (bool, int, float)
+
+
+class _Description:
+    """What the front end needs to know about one Python function."""
+
+    def __init__(self, fn):
+        if not isinstance(fn, types.FunctionType):
+            raise TypeError(f"jiasu kernels and functions must be Python functions, not {type(fn).__name__}")
+        try:
+            lines, first_line = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as error:
+            raise TypeError(f"cannot read the source of {fn.__qualname__}: {error}; jiasu compiles a function "
+                            f"from its source text, so it must be defined in a file") from None
+        self.fn = fn
+        self.name = fn.__name__
+        self.source = "".join(lines)
+        self.file = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        self.first_line = first_line
+        self.identity = f"{fn.__module__}.{fn.__qualname__}@{id(fn):x}"
+
+    def resolve(self, name):
+        """Describe what `name` means inside the function: a closure variable, a global, or nothing."""
+        code = self.fn.__code__
+        if name in code.co_freevars and self.fn.__closure__:
+            cell = self.fn.__closure__[code.co_freevars.index(name)]
+            try:
+                return _describe(cell.cell_contents)
+            except ValueError:  # an empty cell
+                return ("missing",)
+        if name in self.fn.__globals__:
+            return _describe(self.fn.__globals__[name])
+        return ("missing",)  # builtins such as range, len, min are the front end's own
+
+
+def _dtype_name(value):
+    """The dtype name of a NumPy scalar type, a np.dtype or ml_dtypes' bfloat16; None otherwise."""
+    import numpy as np
+
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return np.dtype(value).name
+    if getattr(value, "__name__", None) == "bfloat16":
+        return "bfloat16"
+    return None
+
+
+def _describe(value):
+    if isinstance(value, _NUMBER_TYPES):
+        return (type(value).__name__, value)
+    if isinstance(value, tuple) and all(isinstance(v, _NUMBER_TYPES) or isinstance(v, tuple) for v in value):
+        return ("tuple", [_describe(v) for v in value])
+    if isinstance(value, types.ModuleType):
+        return ("module", value.__name__) if value.__name__ in ("math", "numpy", "jiasu") else (
+            "unsupported", f"module {value.__name__}")
+    if isinstance(value, DeviceFunction):
+        return ("function", value._description)
+    if isinstance(value, type) or type(value).__name__ == "dtype":
+        name = _dtype_name(value)
+        if name:
+            return ("dtype", name)
+    import numbers
+
+    if isinstance(value, numbers.Integral):
+        return ("int", int(value))
+    if isinstance(value, numbers.Real):
+        return ("float", float(value))
+    return ("unsupported", type(value).__name__)
+
+
+class DeviceFunction:
+    """A function callable from kernels and other device functions (@jiasu.func)."""
+
+    def __init__(self, fn):
+        self._description = _Description(fn)
+        self.__wrapped__ = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.__name__} is a jiasu device function: call it from a @jiasu.kernel")
+
+    def __repr__(self):
+        return f"<jiasu device function {self.__name__}>"
+
+
+def kernel(fn=None, **options):
+    """Compile a Python function into a GPU kernel, launched as ``k[blocks, threads](args...)``."""
+    if options:
+        unknown = sorted(set(options) - {"debug"})
+        if unknown:
+            raise TypeError(f"unknown kernel option(s): {', '.join(unknown)}")
+
+    def wrap(f):
+        return _core.KernelFunction(_Description(f))
+
+    return wrap if fn is None else wrap(fn)
+
+
+def func(fn):
+    """Mark a Python function as a device function, callable from kernels."""
+    return DeviceFunction(fn)
