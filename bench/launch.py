@@ -5,6 +5,7 @@ Contenders, side by side in one run, all on the default stream of the device's p
   cpp             bench/launch_loop (CUDA driver API, cuLaunchKernel in a C++ loop): the anchor
   jiasu           jiasu.RawKernel, n passed as a Python int
   jiasu_np_int32  jiasu.RawKernel, n passed as numpy.int32 (same arguments as CuPy gets)
+  jiasu_kernel    the same kernel written in Python (@jiasu.kernel, bench/seed_kernels.py)
   cupy            cupy.RawKernel with the same source
   numba           numba.cuda.jit kernel doing the same add, launched with device arrays
 
@@ -67,6 +68,25 @@ def setup_jiasu(n, grid, block, use_np_int32=False):
     def run(count):
         for _ in range(count):
             kernel(grid, block, (x, y, out, size))
+
+    def check():
+        return np.array_equal(out.get(), expected)
+
+    return run, jiasu.synchronize, check
+
+
+def setup_jiasu_kernel(n, grid, block):
+    """The same job written as a Python kernel (@jiasu.kernel)."""
+    import jiasu
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from seed_kernels import add_n
+    hx, hy, expected = host_inputs(n)
+    x, y = jiasu.asarray(hx), jiasu.asarray(hy)
+    out = jiasu.zeros(n, dtype=np.float32)
+
+    def run(count):
+        for _ in range(count):
+            add_n[grid, block](x, y, out, n)
 
     def check():
         return np.array_equal(out.get(), expected)
@@ -199,7 +219,7 @@ def main():
     parser.add_argument("--launches", type=int, default=20000, help="launches per repetition")
     parser.add_argument("--numba-launches", type=int, default=1000, help="launches per repetition for Numba")
     parser.add_argument("--warmup", type=int, default=2000)
-    parser.add_argument("--only", help="comma-separated subset of: cpp,jiasu,jiasu_np_int32,cupy,numba")
+    parser.add_argument("--only", help="comma-separated subset of: cpp,jiasu,jiasu_np_int32,jiasu_kernel,cupy,numba")
     args = parser.parse_args()
 
     import_jiasu_or_skip("launch.py", args.json, "launch")
@@ -226,6 +246,7 @@ def main():
     setups = [
         ("jiasu", lambda: setup_jiasu(args.n, grid, block), args.launches, args.warmup),
         ("jiasu_np_int32", lambda: setup_jiasu(args.n, grid, block, use_np_int32=True), args.launches, args.warmup),
+        ("jiasu_kernel", lambda: setup_jiasu_kernel(args.n, grid, block), args.launches, args.warmup),
         ("cupy", lambda: setup_cupy(args.n, grid, block), args.launches, args.warmup),
         ("numba", lambda: setup_numba(args.n, grid, block), args.numba_launches, min(args.warmup, 200)),
     ]
@@ -273,12 +294,13 @@ def main():
             "met": (jiasu_ratio <= GOAL_RATIO) if jiasu_ratio is not None else None}
 
     labels = {"cpp": "C++ cuLaunchKernel loop", "jiasu": "jiasu.RawKernel", "jiasu_np_int32": "jiasu.RawKernel (np.int32 n)",
+              "jiasu_kernel": "@jiasu.kernel",
               "cupy": "cupy.RawKernel", "numba": "numba.cuda.jit"}
     print(f"\nLaunch overhead: add<<<{blocks}, {args.threads}>>> on n={args.n} floats, median of {args.reps} reps "
           f"x {args.launches} launches (Numba x {args.numba_launches})")
     print(f"{'contender':32} {'us/launch':>10} {'min':>8} {'vs C++':>8}  issue")
     print("-" * 72)
-    for name in ("cpp", "jiasu", "jiasu_np_int32", "cupy", "numba"):
+    for name in ("cpp", "jiasu", "jiasu_np_int32", "jiasu_kernel", "cupy", "numba"):
         if name not in results:
             continue
         entry = results[name]

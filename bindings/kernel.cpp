@@ -104,6 +104,7 @@ DType numpy_scalar_dtype(nb::handle value) {
 // the bytes of a scalar.
 struct Argument {
   const Array* array = nullptr;
+  bool contiguous = false;  // of the array: chooses ArrayC or ArrayA
   unsigned char bytes[8] = {};
   size_t size = 0;
 };
@@ -168,7 +169,9 @@ class KernelFunction {
     arguments.clear();
     temporaries.clear();
     staged.clear();
-    for (size_t i = 0; i < args.size(); ++i) arguments.push_back(classify(args[i], i, key, temporaries, staged, device));
+    PyObject* tuple = args.ptr();
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(tuple); i < n; ++i)
+      arguments.push_back(classify(PyTuple_GET_ITEM(tuple, i), i, key, temporaries, staged, device));
 
     Specialization& spec = kernel_.specialization(key);
     Kernel& compiled = spec.kernel(device);
@@ -176,7 +179,7 @@ class KernelFunction {
     packed.begin(compiled.param_layout());
     for (const Argument& a : arguments) {
       if (a.array) {
-        pack_array(packed, *a.array);
+        pack_array(packed, *a.array, a.contiguous);
       } else {
         packed.add(a.bytes, a.size, a.size, "a scalar");
       }
@@ -262,7 +265,8 @@ class KernelFunction {
                                   std::to_string(array.device()) + " but the kernel runs on device " +
                                   std::to_string(device));
     if (array.ndim() > 8) throw BadArgument("kernel arrays have at most 8 dimensions");
-    append_array_key(key, array.dtype(), static_cast<int>(array.ndim()), array.c_contiguous());
+    a.contiguous = array.c_contiguous();
+    append_array_key(key, array.dtype(), static_cast<int>(array.ndim()), a.contiguous);
     return a;
   }
 
@@ -290,7 +294,7 @@ class KernelFunction {
     if (!s.contiguous.is(s.original)) nb::module_::import_("numpy").attr("copyto")(s.original, s.contiguous);
   }
 
-  static void pack_array(LaunchArgs& packed, const Array& array) {
+  static void pack_array(LaunchArgs& packed, const Array& array, bool contiguous) {
     // jiasu::ArrayC<T, N> {data, shape[N]} or jiasu::ArrayA<T, N> {data, shape[N], strides[N]}
     unsigned char bytes[8 + 16 * 8];
     size_t n = static_cast<size_t>(array.ndim());
@@ -298,7 +302,7 @@ class KernelFunction {
     std::memcpy(bytes, &ptr, 8);
     std::memcpy(bytes + 8, array.shape().data(), 8 * n);
     size_t size = 8 + 8 * n;
-    if (!array.c_contiguous()) {
+    if (!contiguous) {
       std::memcpy(bytes + size, array.strides().data(), 8 * n);
       size += 8 * n;
     }

@@ -34,15 +34,16 @@ Kernel& Specialization::kernel(int device) {
 PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source) : source_(std::move(source)) {}
 
 Specialization& PythonKernel::specialization(const std::string& key) {
+  Specialization* last = last_.load(std::memory_order_acquire);
+  if (last && last->key() == key) return *last;  // specialisations live as long as the kernel
   std::lock_guard<std::mutex> lock(mutex_);
-  if (last_ && last_->key() == key) return *last_;
   auto it = specializations_.find(key);
   if (it == specializations_.end()) {
     fe::Program program = fe::check(source_, signature_types(key));
     it = specializations_.emplace(key, std::make_unique<Specialization>(key, program)).first;
   }
-  last_ = it->second.get();
-  return *last_;
+  last_.store(it->second.get(), std::memory_order_release);
+  return *it->second;
 }
 
 std::vector<Specialization*> PythonKernel::specializations() {

@@ -2,6 +2,7 @@
 //   front end (parse, check) → emit CUDA C++ → SourceModule (NVRTC, disk cache) → Kernel per device
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -51,7 +52,7 @@ class PythonKernel {
   std::shared_ptr<const fe::FunctionSource> source_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Specialization>> specializations_;
-  Specialization* last_ = nullptr;  // the launch path checks this one first
+  std::atomic<Specialization*> last_{nullptr};  // the launch path checks this one first, without locking
 };
 
 }  // namespace jiasu
