@@ -129,15 +129,25 @@ void append_type_key(std::string& key, nb::handle value, size_t index, const std
   }
   if (PyFloat_CheckExact(o)) return append_scalar_key(key, DType::Float64, true);
   if (PyBool_Check(o)) return append_scalar_key(key, DType::Bool, false);
-  if (PyLong_CheckExact(o)) return append_scalar_key(key, DType::Int64, true);
+  if (PyLong_CheckExact(o)) {
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw BadValue("argument " + std::to_string(index) + " of kernel '" + kernel + "' is an int too large for int64");
+    }
+    return append_scalar_key(key, DType::Int64, true);
+  }
   if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1)
     return append_scalar_key(key, numpy_scalar_dtype(value), false);
   if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))
     return append_array_key(key, dtype_from_object(value.attr("dtype")), static_cast<int>(nb::len(nb::object(value.attr("shape")))),
                             nb::cast<bool>(value.attr("flags")["C_CONTIGUOUS"]));
-  Array a = device_array_from(value);
-  (void)index, (void)kernel;
-  append_array_key(key, a.dtype(), static_cast<int>(a.ndim()), a.c_contiguous());
+  try {
+    Array a = device_array_from(value);
+    append_array_key(key, a.dtype(), static_cast<int>(a.ndim()), a.c_contiguous());
+  } catch (const BadArgument& e) {
+    throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
+  }
 }
 
 struct LaunchConfig {
@@ -188,7 +198,7 @@ class KernelFunction {
 
     Dim3 grid = config.grid, block = config.block;
     if (config.forall >= 0) pick_forall(compiled, config.forall, grid, block);
-    compiled.launch(grid, block, packed.data(), packed.size(), config.shared_bytes, stream_handle(config.stream));
+    compiled.launch(grid, block, packed, config.shared_bytes, stream_handle(config.stream));
 
     for (const Staged& s : staged)
       if (spec.written()[s.param]) copy_back(s);

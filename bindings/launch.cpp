@@ -163,7 +163,7 @@ void launch(Kernel& kernel, nb::handle grid, nb::handle block, nb::handle args, 
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);  // tuples and lists only, checked above
   for (Py_ssize_t i = 0; i < n; ++i) add_argument(packed, PySequence_Fast_GET_ITEM(seq, i), kernel);
   packed.finish();
-  kernel.launch(g, b, packed.data(), packed.size(), shared_mem, stream_handle(stream));
+  kernel.launch(g, b, packed, shared_mem, stream_handle(stream));
 }
 
 // A kernel compiled from source on first call, for the device current at that call.

@@ -139,8 +139,7 @@ void Kernel::check_config(Dim3 grid, Dim3 block, size_t shared_bytes) {
   }
 }
 
-void Kernel::launch(Dim3 grid, Dim3 block, const void* args, size_t args_size, size_t shared_bytes,
-                    cu::CUstream stream) {
+void Kernel::launch(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream) {
   unsigned long long threads = 1ull * block.x * block.y * block.z;
   // The common case skips the detailed checks: sizes well inside every limit need none.
   if (threads == 0 || threads > static_cast<unsigned long long>(attributes_.max_threads_per_block) ||
@@ -148,11 +147,14 @@ void Kernel::launch(Dim3 grid, Dim3 block, const void* args, size_t args_size, s
       shared_bytes > dynamic_shared_allowed_)
     check_config(grid, block, shared_bytes);
   activate(device());
-  void* extra[] = {cu::kLaunchParamBufferPointer, const_cast<void*>(args), cu::kLaunchParamBufferSize,
+  // Parameter pointers when the layout is known (the driver's usual form); else the packed buffer.
+  void** params = args.param_pointers();
+  size_t args_size = args.size();
+  void* extra[] = {cu::kLaunchParamBufferPointer, const_cast<void*>(args.data()), cu::kLaunchParamBufferSize,
                    &args_size, cu::kLaunchParamEnd};
   cu::CUresult r = cu::driver().cuLaunchKernel(function_, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                               static_cast<unsigned>(shared_bytes), stream, nullptr,
-                                               args_size ? extra : nullptr);
+                                               static_cast<unsigned>(shared_bytes), stream, params,
+                                               params || !args_size ? nullptr : extra);
   if (r != cu::CUDA_SUCCESS) {
     check_config(grid, block, shared_bytes);  // explain it in our words when we can
     cu::throw_error(r, ("launching kernel '" + name() + "'").c_str());
@@ -174,6 +176,8 @@ void LaunchArgs::begin(const ParamLayout& layout) {
     const KernelParam& last = layout.params.back();
     size_t total = last.offset + last.size;
     if (buffer_.size() < total) buffer_.resize(total);
+    pointers_.resize(layout.params.size());
+    for (size_t i = 0; i < layout.params.size(); ++i) pointers_[i] = buffer_.data() + layout.params[i].offset;
   }
 }
 

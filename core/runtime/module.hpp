@@ -64,10 +64,8 @@ class Kernel {
   const KernelAttributes& attributes() const { return attributes_; }
   const ParamLayout& param_layout() const { return layout_; }
 
-  // Checks the configuration against the device and this kernel, then launches. `args` is a packed
-  // parameter buffer (see LaunchArgs).
-  void launch(Dim3 grid, Dim3 block, const void* args, size_t args_size, size_t shared_bytes,
-              cu::CUstream stream);
+  // Checks the configuration against the device and this kernel, then launches with the packed `args`.
+  void launch(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   int max_active_blocks_per_multiprocessor(int block_size, size_t shared_bytes) const;
 
  private:
@@ -93,12 +91,16 @@ class LaunchArgs {
   void finish() const;  // checks that every parameter got an argument
   const void* data() const { return buffer_.data(); }
   size_t size() const { return size_; }
+  // With a known layout: one pointer per parameter into data(), the form cuLaunchKernel takes as
+  // kernelParams; nullptr otherwise (the packed buffer then goes as CU_LAUNCH_PARAM_BUFFER_POINTER).
+  void** param_pointers() { return layout_->known ? pointers_.data() : nullptr; }
 
  private:
   const ParamLayout* layout_ = nullptr;
   size_t count_ = 0;
   size_t size_ = 0;
   std::vector<unsigned char> buffer_;
+  std::vector<void*> pointers_;
 };
 
 }  // namespace jiasu

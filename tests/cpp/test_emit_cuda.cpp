@@ -636,7 +636,7 @@ class EmitCudaOnGpu : public EmitCuda {
     packed.begin(kernel->param_layout());
     for (const Arg& arg : args) packed.add(arg.bytes.data(), arg.bytes.size(), arg.align, "argument");
     packed.finish();
-    kernel->launch(grid, block, packed.data(), packed.size(), shared_bytes, nullptr);
+    kernel->launch(grid, block, packed, shared_bytes, nullptr);
   }
 };
 

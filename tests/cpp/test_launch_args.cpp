@@ -66,6 +66,13 @@ TEST(LaunchArgsKnown, BytesLandAtDeclaredOffsets) {
   EXPECT_EQ(read_at<double>(args, 8), 2.5);
   EXPECT_EQ(read_at<int32_t>(args, 16), -7);
   EXPECT_EQ(read_at<int64_t>(args, 20), 0x0102030405060708ll);
+
+  // The same bytes as cuLaunchKernel's kernelParams: one pointer per parameter, at its offset.
+  void** pointers = args.param_pointers();
+  ASSERT_NE(pointers, nullptr);
+  const auto* base = static_cast<const unsigned char*>(args.data());
+  for (size_t i = 0; i < layout.params.size(); ++i)
+    EXPECT_EQ(static_cast<const unsigned char*>(pointers[i]), base + layout.params[i].offset) << "parameter " << i;
 }
 
 TEST(LaunchArgsKnown, SizeMismatchNamesArgumentAndBothSizes) {
@@ -204,6 +211,7 @@ TEST(LaunchArgsUnknown, NaturalAlignment) {
   EXPECT_EQ(read_at<int8_t>(args, 16), -3);
   EXPECT_EQ(read_at<int16_t>(args, 18), 300);
   EXPECT_EQ(read_at<uint64_t>(args, 24), 77u);
+  EXPECT_EQ(args.param_pointers(), nullptr);  // the packed buffer is launched as it is
 }
 
 TEST(LaunchArgsUnknown, AnySizeIsAccepted) {
