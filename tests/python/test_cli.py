@@ -150,7 +150,7 @@ def test_demo_with_gpu_runs_and_times(tmp_path):
     assert jiasu.Device(0).name in out
     assert "OK" in out
     assert "compiled with NVRTC" in out
-    for label in ("first call:", "host round trip:", "kernel only:", "NumPy on the CPU:"):
+    for label in ("first call:", "NumPy arrays:", "kernel only:", "NumPy on the CPU:"):
         assert label in out
     assert " ms" in out and "µs" in out and "GB/s" in out
     again = jiasu_cli("demo", env=env)
