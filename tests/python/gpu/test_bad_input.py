@@ -305,3 +305,30 @@ def test_array_on_another_device(add_kernel, healthy):
         add_kernel(1, 16, (other, here, here, 16))
     assert info.value.name == "CUDA_ERROR_INVALID_DEVICE"
     healthy()
+
+
+@jiasu.kernel
+def _copy(src, dst):
+    i = jiasu.grid(1)
+    if i < dst.size:
+        dst[i] = src[i]
+
+
+def test_python_kernel_array_on_another_device(healthy):
+    if len(jiasu.devices()) < 2:
+        pytest.skip("needs two GPUs")
+    other = jiasu.asarray(np.arange(16, dtype=np.float32), device=1)
+    here = jiasu.zeros(16, dtype=np.float32)
+    with pytest.raises(jiasu.InvalidArrayError) as info:
+        _copy[1, 16](other, here)
+    assert info.value.name == "CUDA_ERROR_INVALID_DEVICE"
+    assert "device 1" in str(info.value)
+    # On its own device the same kernel runs (the current device follows set_device).
+    jiasu.set_device(1)
+    try:
+        out = jiasu.zeros(16, dtype=np.float32, device=1)
+        _copy[1, 16](other, out)
+        np.testing.assert_array_equal(out.get(), np.arange(16, dtype=np.float32))
+    finally:
+        jiasu.set_device(0)
+    healthy()
