@@ -2,6 +2,7 @@
 // launch path that classifies arguments, finds the specialisation and launches, all in C++.
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <climits>
 #include <deque>
 
@@ -287,12 +288,39 @@ class KernelFunction {
     temporaries.push_back(Array::empty(shape_from(contiguous.attr("shape")), dtype, current_device()));
     const Array& device = temporaries.back();
     auto address = nb::cast<uintptr_t>(nb::tuple(contiguous.attr("__array_interface__")["data"])[0]);
+    if (contiguous.is(host)) pin_if_reused(host, reinterpret_cast<void*>(address), device.nbytes());
     {
       nb::gil_scoped_release unlocked;
       device.copy_from_host(reinterpret_cast<const void*>(address));
     }
     staged.push_back({index, nb::borrow(host), contiguous, &device});
     return device;
+  }
+
+  // A NumPy array passed to kernels again and again (the usual loop) is page-locked in place the second
+  // time it is seen, so its copies run at DMA speed with no staging; the lock is undone when the array is
+  // garbage-collected. One-off arrays never pay for locking.
+  static void pin_if_reused(nb::handle array, void* ptr, size_t bytes) {
+    constexpr size_t kMinBytes = size_t(1) << 20;
+    static std::vector<std::pair<void*, size_t>> seen;  // recent first sightings
+    if (bytes < kMinBytes) return;
+    std::pair<void*, size_t> entry(ptr, bytes);
+    auto it = std::find(seen.begin(), seen.end(), entry);
+    if (it == seen.end()) {
+      if (seen.size() >= 64) seen.erase(seen.begin());
+      seen.push_back(entry);
+      return;
+    }
+    seen.erase(it);
+    if (!register_host_memory(ptr, bytes)) return;
+    static nb::object finalize = nb::module_::import_("weakref").attr("finalize");
+    static nb::object unregister =
+        nb::cpp_function([](uintptr_t address) { unregister_host_memory(reinterpret_cast<void*>(address)); });
+    try {
+      finalize(array, unregister, reinterpret_cast<uintptr_t>(ptr));
+    } catch (const nb::python_error&) {  // no weak references to it: do not keep the lock
+      unregister_host_memory(ptr);
+    }
   }
 
   static void copy_back(const Staged& s) {

@@ -1,6 +1,9 @@
 #include "runtime/memory.hpp"
 
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "runtime/device.hpp"
 #include "runtime/staging.hpp"
@@ -99,6 +102,45 @@ PinnedBuffer::~PinnedBuffer() {
 
 // Synchronous copies of pageable host memory (1 MiB and more by default) go through the staging engine,
 // several times faster than the driver's own pageable path; it declines (returns false) the rest.
+namespace {
+
+std::mutex registered_mutex;
+std::map<void*, size_t> registered;  // page-locked ranges by start address
+size_t registered_bytes = 0;
+
+size_t register_budget() {
+  static const size_t budget = [] {
+    const char* text = std::getenv("JIASU_PIN_HOST_BYTES");
+    return text ? static_cast<size_t>(std::strtoull(text, nullptr, 10)) : size_t(1) << 30;
+  }();
+  return budget;
+}
+
+}  // namespace
+
+bool register_host_memory(void* ptr, size_t bytes) {
+  std::lock_guard<std::mutex> lock(registered_mutex);
+  if (!bytes || registered.count(ptr) || registered_bytes + bytes > register_budget()) return false;
+  activate(current_device());
+  if (cu::driver().cuMemHostRegister(ptr, bytes, cu::kMemHostAllocPortable) != cu::CUDA_SUCCESS) return false;
+  registered.emplace(ptr, bytes);
+  registered_bytes += bytes;
+  return true;
+}
+
+void unregister_host_memory(void* ptr) {
+  std::lock_guard<std::mutex> lock(registered_mutex);
+  auto it = registered.find(ptr);
+  if (it == registered.end()) return;
+  try {
+    cu::driver().cuMemHostUnregister(ptr);
+  } catch (const Error&) {
+    // At exit the driver may be gone; the process's memory goes with it.
+  }
+  registered_bytes -= it->second;
+  registered.erase(it);
+}
+
 void copy_host_to_device(cu::CUdeviceptr dst, const void* src, size_t bytes, cu::CUstream stream, bool sync) {
   if (!bytes) return;
   if (sync && staging::host_to_device(dst, src, bytes, stream)) return;

@@ -60,6 +60,14 @@ class PinnedBuffer {
   size_t bytes_ = 0;
 };
 
+// Page-locks ordinary host memory in place so that copies from and to it run at DMA speed with no
+// staging. Registrations count against a budget (JIASU_PIN_HOST_BYTES, default 1 GiB) so a program cannot
+// lock most of the machine's memory by accident. Returns false (and changes nothing) when the budget is
+// spent or the driver refuses, e.g. for memory that is already registered.
+bool register_host_memory(void* ptr, size_t bytes);
+// Undoes register_host_memory; harmless for memory that was never registered.
+void unregister_host_memory(void* ptr);
+
 // Copies on `stream`; synchronous ones return when the data has arrived.
 void copy_host_to_device(cu::CUdeviceptr dst, const void* src, size_t bytes, cu::CUstream stream, bool sync);
 void copy_device_to_host(void* dst, cu::CUdeviceptr src, size_t bytes, cu::CUstream stream, bool sync);

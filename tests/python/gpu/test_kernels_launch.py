@@ -66,6 +66,29 @@ def test_seed_add_numpy_arrays_copy_and_warn_once(rng):
     np.testing.assert_array_equal(y, y_before)
 
 
+def test_reused_numpy_arrays_stay_correct_when_pinned_in_place(rng):
+    """The second launch with the same NumPy arrays page-locks them; results must track every change."""
+    import gc
+    n = 1 << 20  # 4 MiB per array: large enough to be pinned
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+    blocks = (n + 255) // 256
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jiasu.PerformanceWarning)
+        for step in range(4):
+            x *= np.float32(1.5)  # change the inputs in place between launches
+            out.fill(np.nan)
+            add[blocks, 256](x, y, out)
+            np.testing.assert_array_equal(out, x + y, err_msg=f"launch {step}")
+        del x, y, out
+        gc.collect()  # the pinned ranges are released with their arrays; new arrays work as before
+        a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+        c = np.full(n, np.nan, np.float32)
+        for _ in range(2):
+            add[blocks, 256](a, b, c)
+        np.testing.assert_array_equal(c, a + b)
+
+
 def test_numpy_warning_is_per_kernel_object(rng):
     n = 4099
     x, y = _seed_inputs(rng, n)
