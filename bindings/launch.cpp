@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <climits>
 
 #include "common.hpp"
@@ -175,11 +176,11 @@ class RawKernel {
 
   Kernel& kernel() {
     int device = current_device();
-    if (device != device_ || !kernel_) {
-      kernel_ = module_->kernel(name_, device);
-      device_ = device;
-    }
-    return *kernel_;
+    Kernel* last = last_.load(std::memory_order_acquire);
+    if (last && last->device() == device) return *last;
+    Kernel* found = module_->kernel(name_, device).get();  // the module keeps it alive
+    last_.store(found, std::memory_order_release);
+    return *found;
   }
   const std::string& name() const { return name_; }
   const std::string& code() const { return module_->source(); }
@@ -187,8 +188,7 @@ class RawKernel {
  private:
   std::shared_ptr<SourceModule> module_;
   std::string name_;
-  std::shared_ptr<Kernel> kernel_;
-  int device_ = -1;
+  std::atomic<Kernel*> last_{nullptr};  // the kernel of the last call's device
 };
 
 }  // namespace

@@ -24,11 +24,11 @@ Specialization::Specialization(std::string key, const fe::Program& program)
       module_(emitted_.source, {}, cuda_file_name(program.sources.back()->source)) {}
 
 Kernel& Specialization::kernel(int device) {
-  if (device != last_device_ || !last_kernel_) {
-    last_kernel_ = module_.kernel(emitted_.entry_name, device);
-    last_device_ = device;
-  }
-  return *last_kernel_;
+  Kernel* last = last_kernel_.load(std::memory_order_acquire);
+  if (last && last->device() == device) return *last;
+  Kernel* found = module_.kernel(emitted_.entry_name, device).get();  // the module keeps it alive
+  last_kernel_.store(found, std::memory_order_release);
+  return *found;
 }
 
 PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source) : source_(std::move(source)) {}

@@ -34,8 +34,7 @@ class Specialization {
   std::vector<bool> written_;
   bool uses_dynamic_shared_;
   SourceModule module_;
-  std::shared_ptr<Kernel> last_kernel_;  // the launch path's cache
-  int last_device_ = -1;
+  std::atomic<Kernel*> last_kernel_{nullptr};  // the launch path's cache; module_ owns the kernels
 };
 
 class PythonKernel {
