@@ -16,28 +16,18 @@ using namespace nb::literals;
 
 constexpr int kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
 
-nb::object& numpy() {
-  static nb::object* module = new nb::object(nb::module_::import_("numpy"));
-  return *module;
-}
-
-// Keeps a Python object alive from C++, dropping the reference with the GIL held.
-std::shared_ptr<void> keep_alive(nb::handle obj) {
-  obj.inc_ref();
-  return std::shared_ptr<void>(obj.ptr(), [](void* p) {
-    nb::gil_scoped_acquire gil;
-    Py_DECREF(static_cast<PyObject*>(p));
-  });
-}
-
-uintptr_t host_address(nb::handle host_array) {
-  nb::object data = host_array.attr("__array_interface__")["data"];
-  return nb::cast<uintptr_t>(data[0]);
-}
-
 int device_of_pointer(cu::CUdeviceptr ptr) {
   int device = ptr ? pointer_device(ptr) : -1;
   return device >= 0 ? device : current_device();
+}
+
+// Device memory (CUDA or managed) by DLPack's account or by the CUDA Array Interface; host objects such as
+// NumPy arrays or torch CPU tensors are not.
+bool is_device_object(nb::handle obj) {
+  if (nb::isinstance<Array>(obj) || nb::hasattr(obj, "__cuda_array_interface__")) return true;
+  if (!nb::hasattr(obj, "__dlpack_device__")) return false;
+  int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
+  return type == kDLCUDA || type == kDLCUDAManaged;
 }
 
 Array from_cuda_array_interface(nb::handle obj) {
@@ -45,7 +35,12 @@ Array from_cuda_array_interface(nb::handle obj) {
   DType dtype = dtype_from_typestr(nb::cast<std::string>(cai["typestr"]));
   Shape shape = shape_from(cai["shape"]);
   Layout layout = contiguous_layout(shape, itemsize(dtype));
-  if (cai.contains("strides") && !cai["strides"].is_none()) layout.strides = shape_from(cai["strides"]);
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    layout.strides = shape_from(cai["strides"]);
+    if (layout.strides.size() != shape.size())
+      throw BadArgument("__cuda_array_interface__ has " + std::to_string(layout.strides.size()) + " strides for " +
+                        std::to_string(shape.size()) + " dimensions");
+  }
   if (cai.contains("mask") && !cai["mask"].is_none())
     throw BadArgument("masked __cuda_array_interface__ arrays are not supported");
   auto ptr = static_cast<cu::CUdeviceptr>(nb::cast<uintptr_t>(nb::tuple(cai["data"])[0]));
@@ -177,6 +172,7 @@ nb::object get(const Array& a, nb::handle stream, nb::handle out) {
     bool ok = nb::cast<bool>(host.attr("flags")["C_CONTIGUOUS"]) && nb::cast<int64_t>(host.attr("nbytes")) == a.nbytes() &&
               host.attr("dtype").equal(numpy_dtype(a.dtype()));
     if (!ok) throw BadValue("out must be a C-contiguous NumPy array with this array's dtype and size");
+    require_writeable(host, "out");
   }
   void* ptr = reinterpret_cast<void*>(host_address(host));
   cu::CUstream s = stream_handle(stream);
@@ -201,6 +197,29 @@ void set(const Array& a, nb::handle value, nb::handle stream) {
 }
 
 }  // namespace
+
+nb::object& numpy() {
+  static nb::object* module = new nb::object(nb::module_::import_("numpy"));  // leaked: outlives teardown
+  return *module;
+}
+
+std::shared_ptr<void> keep_alive(nb::handle obj) {
+  obj.inc_ref();
+  return std::shared_ptr<void>(obj.ptr(), [](void* p) {
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(p));
+  });
+}
+
+uintptr_t host_address(nb::handle host_array) {
+  nb::object data = host_array.attr("__array_interface__")["data"];
+  return nb::cast<uintptr_t>(data[0]);
+}
+
+void require_writeable(nb::handle host_array, const char* what) {
+  if (!nb::cast<bool>(host_array.attr("flags")["WRITEABLE"]))
+    throw BadValue(std::string(what) + " is a read-only NumPy array, and results would be written into it");
+}
 
 nb::tuple to_tuple(const Shape& values) {
   nb::list list;
@@ -290,8 +309,7 @@ void bind_array(nb::module_& m) {
            nb::arg("key").none())
       .def("__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
         Array view = a.index(index_items(key));
-        if (nb::isinstance<Array>(value) || nb::hasattr(value, "__cuda_array_interface__") ||
-            (nb::hasattr(value, "__dlpack_device__") && !nb::hasattr(value, "__array_interface__"))) {
+        if (is_device_object(value)) {
           Array source = device_array_from(value);
           if (source.shape() != view.shape() || source.dtype() != view.dtype())
             throw BadValue("assigning a device array needs the same shape and dtype");

@@ -4,7 +4,9 @@
 
 #include <nanobind/nanobind.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "array/array.hpp"
 #include "runtime/device.hpp"
@@ -34,12 +36,52 @@ Dim3 dim3_from(nb::handle value, const char* what);
 nb::dict attributes(const Kernel& kernel);
 void require_gpu();  // throws the precise reason when no GPU is usable
 
+// Per-thread working storage of one launch, reused from launch to launch. A launch that starts while
+// another is still classifying its arguments (Python code run by an argument's protocol or a warning
+// hook) gets a level of its own; leaving a level clears it, on errors too.
+template <typename Scratch>
+class ScratchLease {
+ public:
+  ScratchLease() {
+    auto& levels = pool();
+    if (levels.size() <= depth()) levels.push_back(std::make_unique<Scratch>());
+    scratch_ = levels[depth()++].get();
+  }
+  ~ScratchLease() {
+    scratch_->clear();
+    --depth();
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  Scratch* operator->() const { return scratch_; }
+
+ private:
+  static std::vector<std::unique_ptr<Scratch>>& pool() {
+    thread_local std::vector<std::unique_ptr<Scratch>> levels;
+    return levels;
+  }
+  static size_t& depth() {
+    thread_local size_t level = 0;
+    return level;
+  }
+  Scratch* scratch_;
+};
+
 // None, a jiasu Stream, or a raw CUstream address as an int.
 cu::CUstream stream_handle(nb::handle stream);
 
 // A jiasu Array viewing the device memory of `obj` (jiasu Array, __dlpack__ or
-// __cuda_array_interface__ producer), keeping `obj` alive; nullptr-free: throws BadArgument otherwise.
+// __cuda_array_interface__ producer), keeping `obj` alive; throws BadArgument for anything else.
 Array device_array_from(nb::handle obj);
+
+// Keeps a Python object alive from C++, dropping the reference with the GIL held.
+std::shared_ptr<void> keep_alive(nb::handle obj);
+
+// The numpy module (imported on first use) and the address of a NumPy array's first element.
+nb::object& numpy();
+uintptr_t host_address(nb::handle host_array);
+// Raises ValueError unless `host_array` may be written (results are copied into it).
+void require_writeable(nb::handle host_array, const char* what);
 
 // NumPy's dtype object for `dtype` (bfloat16 comes from ml_dtypes).
 nb::object numpy_dtype(DType dtype);

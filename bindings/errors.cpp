@@ -44,6 +44,8 @@ void translate(const std::exception_ptr& error, void*) {
     raise("NvrtcError", e.what(), nb::str("log"), nb::str(e.log().c_str()));
   } catch (const LibraryNotFound& e) {
     raise("LibraryNotFoundError", e.what());
+  } catch (const nb::cast_error&) {
+    PyErr_SetString(PyExc_TypeError, "an argument has the wrong type (or is out of range) for this jiasu call");
   } catch (const BadArgument& e) {
     PyErr_SetString(PyExc_TypeError, e.what());
   } catch (const BadValue& e) {

@@ -14,14 +14,6 @@
 namespace jiasu::py {
 namespace {
 
-// Keeps a Python callable alive for C++ callers, releasing it with the GIL held.
-std::shared_ptr<nb::object> hold(nb::handle obj) {
-  return std::shared_ptr<nb::object>(new nb::object(nb::borrow(obj)), [](nb::object* p) {
-    nb::gil_scoped_acquire gil;
-    delete p;
-  });
-}
-
 std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description, bool owned);
 
 // The Python layer describes each global as a tuple: ("int", 3), ("module", "math"), ("function", f), ...
@@ -53,6 +45,8 @@ fe::GlobalValue global_from(nb::handle description) {
   } else if (kind == "unsupported") {
     g.kind = fe::GlobalValue::Unsupported;
     g.name = nb::cast<std::string>(t[1]);
+  } else if (kind != "missing") {
+    throw BadValue("internal: the resolver described a global as '" + kind + "'");
   }
   return g;
 }
@@ -67,8 +61,11 @@ std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description
   source->source.first_line = nb::cast<int>(description.attr("first_line"));
   source->identity = nb::cast<std::string>(description.attr("identity"));
   if (owned) {
-    auto held = hold(description);
-    source->resolve = [held](const std::string& name) { return global_from(held->attr("resolve")(name)); };
+    std::shared_ptr<void> held = keep_alive(description);
+    PyObject* object = description.ptr();
+    source->resolve = [held, object](const std::string& name) {
+      return global_from(nb::handle(object).attr("resolve")(name));
+    };
   } else {
     PyObject* borrowed = description.ptr();
     source->resolve = [borrowed](const std::string& name) {
@@ -115,7 +112,23 @@ struct Staged {
   size_t param;
   nb::object original;    // the caller's array
   nb::object contiguous;  // itself, or a C-contiguous copy
+  void* address;          // of contiguous's data
   const Array* device;
+};
+
+// The working storage of one launch (see ScratchLease).
+struct Scratch {
+  std::string key;
+  std::vector<Argument> arguments;
+  std::deque<Array> temporaries;  // arrays made for this launch, at stable addresses
+  std::vector<Staged> staged;     // refers into temporaries: cleared first
+  LaunchArgs packed;
+  void clear() {
+    key.clear();
+    arguments.clear();
+    staged.clear();
+    temporaries.clear();
+  }
 };
 
 class KernelFunction;
@@ -139,7 +152,8 @@ void append_type_key(std::string& key, nb::handle value, size_t index, const std
     return append_scalar_key(key, DType::Int64, true);
   }
   if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1)
-    return append_scalar_key(key, numpy_scalar_dtype(value), false);
+    return append_scalar_key(key, numpy_scalar_dtype(value), false);  // the front end rejects complex
+  // A NumPy array is described by its own layout (a launch stages a C-contiguous copy of it instead).
   if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))
     return append_array_key(key, dtype_from_object(value.attr("dtype")), static_cast<int>(nb::len(nb::object(value.attr("shape")))),
                             nb::cast<bool>(value.attr("flags")["C_CONTIGUOUS"]));
@@ -172,23 +186,18 @@ class KernelFunction {
   void launch(const LaunchConfig& config, nb::args args) {
     if (device_count() == 0) require_gpu();
     int device = current_device();
-    thread_local std::string key;
-    thread_local std::vector<Argument> arguments;
-    thread_local std::deque<Array> temporaries;  // stable addresses for arrays made here
-    thread_local std::vector<Staged> staged;
-    key.clear();
-    arguments.clear();
-    temporaries.clear();
-    staged.clear();
+    ScratchLease<Scratch> scratch;
     PyObject* tuple = args.ptr();
     for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(tuple); i < n; ++i)
-      arguments.push_back(classify(PyTuple_GET_ITEM(tuple, i), i, key, temporaries, staged, device));
+      scratch->arguments.push_back(classify(PyTuple_GET_ITEM(tuple, i), i, *scratch.operator->(), device));
 
-    Specialization& spec = kernel_.specialization(key);
+    Specialization& spec = kernel_.specialization(scratch->key);
+    for (const Staged& s : scratch->staged)
+      if (spec.written()[s.param]) require_writeable(s.original, ("argument " + std::to_string(s.param)).c_str());
     Kernel& compiled = spec.kernel(device);
-    thread_local LaunchArgs packed;
+    LaunchArgs& packed = scratch->packed;
     packed.begin(compiled.param_layout());
-    for (const Argument& a : arguments) {
+    for (const Argument& a : scratch->arguments) {
       if (a.array) {
         pack_array(packed, *a.array, a.contiguous);
       } else {
@@ -198,13 +207,15 @@ class KernelFunction {
     packed.finish();
 
     Dim3 grid = config.grid, block = config.block;
-    if (config.forall >= 0) pick_forall(compiled, config.forall, grid, block);
-    compiled.launch(grid, block, packed, config.shared_bytes, stream_handle(config.stream));
+    if (config.forall >= 0) pick_forall(compiled, config.forall, config.shared_bytes, grid, block);
+    cu::CUstream stream = stream_handle(config.stream);
+    compiled.launch(grid, block, packed, config.shared_bytes, stream);
 
-    for (const Staged& s : staged)
+    if (scratch->staged.empty()) return;
+    // Staged arrays are copied back and freed on the legacy stream: let the kernel's stream finish first.
+    if (stream) cu::check(cu::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
+    for (const Staged& s : scratch->staged)
       if (spec.written()[s.param]) copy_back(s);
-    staged.clear();
-    temporaries.clear();
   }
 
   void warn_numpy_once() {
@@ -218,8 +229,8 @@ class KernelFunction {
   }
 
  private:
-  Argument classify(nb::handle value, size_t index, std::string& key, std::deque<Array>& temporaries,
-                    std::vector<Staged>& staged, int device) {
+  Argument classify(nb::handle value, size_t index, Scratch& scratch, int device) {
+    std::string& key = scratch.key;
     Argument a;
     PyObject* o = value.ptr();
     if (Py_TYPE(o) == array_type) {
@@ -247,7 +258,7 @@ class KernelFunction {
       return a;
     } else if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) {
       warn_numpy_once();
-      a.array = &stage(value, index, temporaries, staged);
+      a.array = &stage(value, index, scratch);
     } else if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1) {
       DType dtype = numpy_scalar_dtype(value);
       Py_buffer view;
@@ -255,19 +266,17 @@ class KernelFunction {
       a.size = std::min<size_t>(view.len, sizeof a.bytes);
       std::memcpy(a.bytes, view.buf, a.size);
       PyBuffer_Release(&view);
-      if (info(dtype).kind == DTypeKind::Complex)
-        throw BadArgument("argument " + std::to_string(index) + " of kernel '" + name_ + "': complex scalars are not supported");
       append_scalar_key(key, dtype, false);
       return a;
     } else {
       try {
-        temporaries.push_back(device_array_from(value));
+        scratch.temporaries.push_back(device_array_from(value));
       } catch (const BadArgument& e) {
         throw BadArgument("argument " + std::to_string(index) + " of kernel '" + name_ + "': " + e.what() +
                           ". Kernel arguments are arrays (jiasu, NumPy, or any DLPack / CUDA Array Interface "
                           "object), int, float, bool or NumPy scalars");
       }
-      a.array = &temporaries.back();
+      a.array = &scratch.temporaries.back();
     }
     const Array& array = *a.array;
     if (array.device() != device)
@@ -281,19 +290,18 @@ class KernelFunction {
     return a;
   }
 
-  const Array& stage(nb::handle host, size_t index, std::deque<Array>& temporaries, std::vector<Staged>& staged) {
-    nb::object numpy = nb::module_::import_("numpy");
-    nb::object contiguous = numpy.attr("ascontiguousarray")(host);
+  const Array& stage(nb::handle host, size_t index, Scratch& scratch) {
+    nb::object contiguous = numpy().attr("ascontiguousarray")(host);
     DType dtype = dtype_from_object(contiguous.attr("dtype"));
-    temporaries.push_back(Array::empty(shape_from(contiguous.attr("shape")), dtype, current_device()));
-    const Array& device = temporaries.back();
-    auto address = nb::cast<uintptr_t>(nb::tuple(contiguous.attr("__array_interface__")["data"])[0]);
-    if (contiguous.is(host)) pin_if_reused(host, reinterpret_cast<void*>(address), device.nbytes());
+    scratch.temporaries.push_back(Array::empty(shape_from(contiguous.attr("shape")), dtype, current_device()));
+    const Array& device = scratch.temporaries.back();
+    auto address = reinterpret_cast<void*>(host_address(contiguous));
+    if (contiguous.is(host)) pin_if_reused(host, address, device.nbytes());
     {
       nb::gil_scoped_release unlocked;
-      device.copy_from_host(reinterpret_cast<const void*>(address));
+      device.copy_from_host(address);
     }
-    staged.push_back({index, nb::borrow(host), contiguous, &device});
+    scratch.staged.push_back({index, nb::borrow(host), contiguous, address, &device});
     return device;
   }
 
@@ -302,34 +310,39 @@ class KernelFunction {
   // garbage-collected. One-off arrays never pay for locking.
   static void pin_if_reused(nb::handle array, void* ptr, size_t bytes) {
     constexpr size_t kMinBytes = size_t(1) << 20;
-    static std::vector<std::pair<void*, size_t>> seen;  // recent first sightings
     if (bytes < kMinBytes) return;
-    std::pair<void*, size_t> entry(ptr, bytes);
-    auto it = std::find(seen.begin(), seen.end(), entry);
-    if (it == seen.end()) {
-      if (seen.size() >= 64) seen.erase(seen.begin());
-      seen.push_back(entry);
+    // Recent first sightings: the same array object (a weak reference to it) at the same address. A new
+    // array that happens to get a freed one's address is not the same object, and is not pinned.
+    static auto* seen = new std::vector<std::pair<nb::object, void*>>();  // leaked: outlives teardown
+    static nb::object* weakref = new nb::object(nb::module_::import_("weakref").attr("ref"));
+    auto it = std::find_if(seen->begin(), seen->end(), [&](const auto& entry) {
+      return entry.second == ptr && entry.first().is(array);
+    });
+    if (it == seen->end()) {
+      nb::object ref;
+      try {
+        ref = (*weakref)(array);
+      } catch (const nb::python_error&) {
+        return;  // no weak references to it: it could not be unpinned when it dies
+      }
+      if (seen->size() >= 64) seen->erase(seen->begin());
+      seen->emplace_back(ref, ptr);
       return;
     }
-    seen.erase(it);
+    seen->erase(it);
     if (!register_host_memory(ptr, bytes)) return;
-    static nb::object finalize = nb::module_::import_("weakref").attr("finalize");
-    static nb::object unregister =
-        nb::cpp_function([](uintptr_t address) { unregister_host_memory(reinterpret_cast<void*>(address)); });
-    try {
-      finalize(array, unregister, reinterpret_cast<uintptr_t>(ptr));
-    } catch (const nb::python_error&) {  // no weak references to it: do not keep the lock
-      unregister_host_memory(ptr);
-    }
+    static nb::object* finalize = new nb::object(nb::module_::import_("weakref").attr("finalize"));
+    static nb::object* unregister = new nb::object(
+        nb::cpp_function([](uintptr_t address) { unregister_host_memory(reinterpret_cast<void*>(address)); }));
+    (*finalize)(array, *unregister, reinterpret_cast<uintptr_t>(ptr));
   }
 
   static void copy_back(const Staged& s) {
-    auto address = nb::cast<uintptr_t>(nb::tuple(s.contiguous.attr("__array_interface__")["data"])[0]);
     {
       nb::gil_scoped_release unlocked;
-      s.device->copy_to_host(reinterpret_cast<void*>(address));
+      s.device->copy_to_host(s.address);
     }
-    if (!s.contiguous.is(s.original)) nb::module_::import_("numpy").attr("copyto")(s.original, s.contiguous);
+    if (!s.contiguous.is(s.original)) numpy().attr("copyto")(s.original, s.contiguous);
   }
 
   static void pack_array(LaunchArgs& packed, const Array& array, bool contiguous) {
@@ -348,11 +361,11 @@ class KernelFunction {
   }
 
   // The block size with the most resident threads per multiprocessor, and enough blocks to cover n.
-  static void pick_forall(const Kernel& kernel, int64_t n, Dim3& grid, Dim3& block) {
+  static void pick_forall(const Kernel& kernel, int64_t n, size_t shared_bytes, Dim3& grid, Dim3& block) {
     int best_size = 256, best_threads = 0;
     for (int size = 1024; size >= 64; size /= 2) {
       if (size > kernel.attributes().max_threads_per_block) continue;
-      int threads = kernel.max_active_blocks_per_multiprocessor(size, 0) * size;
+      int threads = kernel.max_active_blocks_per_multiprocessor(size, shared_bytes) * size;
       if (threads > best_threads) best_threads = threads, best_size = size;
     }
     block = {static_cast<unsigned>(best_size), 1, 1};
@@ -367,6 +380,15 @@ class KernelFunction {
  public:
   nb::object last_config_key, last_config;  // k[grid, block]'s cache
 };
+
+// A configuration of plain ints only (and a stream): safe to match against the cached one by value,
+// since True == 1 and 1.0 == 1 would otherwise slip past the checks.
+bool plain_config(nb::handle key) {
+  if (!PyTuple_CheckExact(key.ptr())) return false;
+  for (Py_ssize_t i = 0, n = std::min<Py_ssize_t>(PyTuple_GET_SIZE(key.ptr()), 2); i < n; ++i)
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(key.ptr(), i))) return false;
+  return true;
+}
 
 LaunchConfig make_config(nb::handle self, nb::handle key) {
   LaunchConfig c;
@@ -447,8 +469,9 @@ void bind_kernel(nb::module_& m) {
   nb::class_<KernelFunction>(m, "KernelFunction", "A kernel written in Python (@jiasu.kernel).",
                              nb::type_slots(kernel_slots))
       .def("__init__", [](KernelFunction* self, nb::handle description) {
+        std::string name = nb::cast<std::string>(description.attr("name"));  // may throw: before constructing
         new (self) KernelFunction(description);
-        self->set_name(nb::cast<std::string>(description.attr("name")));
+        self->set_name(std::move(name));
       }, nb::arg("description"))
       .def_prop_ro("name", &KernelFunction::name)
       .def("specialize", [](KernelFunction& k, nb::args args) {
@@ -460,12 +483,14 @@ void bind_kernel(nb::module_& m) {
       .def("__getitem__", [](nb::handle self, nb::handle key) {
         // Loops launch with the same configuration again and again: reuse the last one.
         KernelFunction& k = *nb::inst_ptr<KernelFunction>(self);
-        if (k.last_config_key.is_valid() && k.last_config_key.equal(key)) return k.last_config;
+        if (k.last_config_key.is_valid() && plain_config(key) && k.last_config_key.equal(key)) return k.last_config;
         k.last_config = nb::cast(make_config(self, key));
         k.last_config_key = nb::borrow(key);
         return k.last_config;
       }, nb::arg("config"))
       .def("forall", [](nb::handle self, int64_t n, nb::handle stream, size_t shared_bytes) {
+        if (n < 0) throw BadValue("forall(n) needs n >= 0, not " + std::to_string(n));
+        stream_handle(stream);  // validates it now rather than at every launch
         LaunchConfig c;
         c.owner = nb::borrow(self);
         c.stream = nb::borrow(stream);

@@ -154,15 +154,23 @@ void add_argument(LaunchArgs& args, nb::handle value, const Kernel& kernel) {
   }
 }
 
+// A RawKernel launch's working storage (see ScratchLease).
+struct RawScratch {
+  LaunchArgs packed;
+  void clear() {}
+};
+
 void launch(Kernel& kernel, nb::handle grid, nb::handle block, nb::handle args, size_t shared_mem, nb::handle stream) {
   if (!PyTuple_Check(args.ptr()) && !PyList_Check(args.ptr()))
     throw BadArgument("kernel arguments must be a tuple, not " + python_type_name(args));
+  // A list could change under us while arguments run Python code: work on a tuple of it.
+  nb::object items = PyTuple_Check(args.ptr()) ? nb::borrow(args) : nb::steal(PySequence_Tuple(args.ptr()));
   Dim3 g = dim3_from(grid, "grid"), b = dim3_from(block, "block");
-  static thread_local LaunchArgs packed;  // reuses its buffer from launch to launch
+  ScratchLease<RawScratch> scratch;
+  LaunchArgs& packed = scratch->packed;
   packed.begin(kernel.param_layout());
-  PyObject* seq = args.ptr();
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);  // tuples and lists only, checked above
-  for (Py_ssize_t i = 0; i < n; ++i) add_argument(packed, PySequence_Fast_GET_ITEM(seq, i), kernel);
+  for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(items.ptr()); i < n; ++i)
+    add_argument(packed, PyTuple_GET_ITEM(items.ptr(), i), kernel);
   packed.finish();
   kernel.launch(g, b, packed, shared_mem, stream_handle(stream));
 }
@@ -205,9 +213,14 @@ void bind_launch(nb::module_& m) {
 
   nb::class_<SourceModule>(m, "SourceModule", "CUDA C++ source compiled with NVRTC for the current GPU.")
       .def("__init__", [](SourceModule* self, std::string source, std::vector<std::string> options, std::string name) {
-        new (self) SourceModule(std::move(source), std::move(options), std::move(name));
         require_gpu();
-        self->module(current_device());  // compile now, as PyCUDA does, so errors show at once
+        new (self) SourceModule(std::move(source), std::move(options), std::move(name));
+        try {
+          self->module(current_device());  // compile now, as PyCUDA does, so errors show at once
+        } catch (...) {
+          self->~SourceModule();  // nanobind runs no destructor for a failed __init__
+          throw;
+        }
       }, nb::arg("source"), nb::arg("options") = std::vector<std::string>(), nb::arg("name") = "jiasu_module.cu")
       .def("get_function", [](SourceModule& s, const std::string& name) { return s.kernel(name, current_device()); },
            nb::arg("name"))

@@ -20,7 +20,6 @@ Specialization::Specialization(std::string key, const fe::Program& program)
     : key_(std::move(key)),
       emitted_(emit::emit_cuda(program)),
       written_(written_params(program.kernel())),
-      uses_dynamic_shared_(program.kernel().uses_dynamic_shared),
       module_(emitted_.source, {}, cuda_file_name(program.sources.back()->source)) {}
 
 Kernel& Specialization::kernel(int device) {
@@ -36,12 +35,19 @@ PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source) : s
 Specialization& PythonKernel::specialization(const std::string& key) {
   Specialization* last = last_.load(std::memory_order_acquire);
   if (last && last->key() == key) return *last;  // specialisations live as long as the kernel
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = specializations_.find(key);
-  if (it == specializations_.end()) {
-    fe::Program program = fe::check(source_, signature_types(key));
-    it = specializations_.emplace(key, std::make_unique<Specialization>(key, program)).first;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = specializations_.find(key);
+    if (it != specializations_.end()) {
+      last_.store(it->second.get(), std::memory_order_release);
+      return *it->second;
+    }
   }
+  // The front end runs unlocked: it calls back into Python (the resolver), which may let another thread
+  // run and launch this kernel. Two threads compiling one signature keep the first result.
+  auto made = std::make_unique<Specialization>(key, fe::check(source_, signature_types(key)));
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = specializations_.emplace(key, std::move(made)).first;
   last_.store(it->second.get(), std::memory_order_release);
   return *it->second;
 }

@@ -23,7 +23,6 @@ class Specialization {
   const std::string& cuda_source() const { return emitted_.source; }
   // Per parameter: true when the kernel may store into it (NumPy arguments are copied back only then).
   const std::vector<bool>& written() const { return written_; }
-  bool uses_dynamic_shared() const { return uses_dynamic_shared_; }
   // Compiled and loaded for `device` on first use.
   Kernel& kernel(int device);
   SourceModule& module() { return module_; }
@@ -32,7 +31,6 @@ class Specialization {
   std::string key_;
   emit::EmittedKernel emitted_;
   std::vector<bool> written_;
-  bool uses_dynamic_shared_;
   SourceModule module_;
   std::atomic<Kernel*> last_kernel_{nullptr};  // the launch path's cache; module_ owns the kernels
 };
@@ -41,7 +39,6 @@ class PythonKernel {
  public:
   explicit PythonKernel(std::shared_ptr<const fe::FunctionSource> source);
 
-  const fe::FunctionSource& source() const { return *source_; }
   // The specialisation for signature `key` (see signature.hpp), running the front end on first use.
   // Throws fe::CompileError for a kernel that cannot be compiled for these argument types.
   Specialization& specialization(const std::string& key);

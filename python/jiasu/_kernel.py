@@ -3,7 +3,6 @@
 The C++ core parses and type-checks the source itself; Python only supplies the text, where it came from,
 and what the function's global names refer to (through ``resolve``).
 """
-import inspect
 import types
 
 from . import _core
@@ -17,6 +16,8 @@ class _Description:
     def __init__(self, fn):
         if not isinstance(fn, types.FunctionType):
             raise TypeError(f"jiasu kernels and functions must be Python functions, not {type(fn).__name__}")
+        import inspect  # here, not at `import jiasu`: it is slow to import
+
         try:
             lines, first_line = inspect.getsourcelines(fn)
         except (OSError, TypeError) as error:
@@ -55,8 +56,12 @@ def _dtype_name(value):
 
 
 def _describe(value):
-    if isinstance(value, _NUMBER_TYPES):
-        return (type(value).__name__, value)
+    if isinstance(value, bool):
+        return ("bool", bool(value))
+    if isinstance(value, int):  # also IntEnum and other int subclasses
+        return ("int", int(value))
+    if isinstance(value, float):
+        return ("float", float(value))
     if isinstance(value, tuple) and all(isinstance(v, _NUMBER_TYPES) or isinstance(v, tuple) for v in value):
         return ("tuple", [_describe(v) for v in value])
     if isinstance(value, types.ModuleType):
@@ -96,9 +101,7 @@ class DeviceFunction:
 def kernel(fn=None, **options):
     """Compile a Python function into a GPU kernel, launched as ``k[blocks, threads](args...)``."""
     if options:
-        unknown = sorted(set(options) - {"debug"})
-        if unknown:
-            raise TypeError(f"unknown kernel option(s): {', '.join(unknown)}")
+        raise TypeError(f"unsupported kernel option(s): {', '.join(sorted(options))}")
 
     def wrap(f):
         return _core.KernelFunction(_Description(f))
