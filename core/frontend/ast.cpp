@@ -136,4 +136,20 @@ const char* op_text(Op op) {
   return "";
 }
 
+SourceLoc start_of(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Attribute:
+    case ExprKind::Subscript:
+    case ExprKind::Call:
+    case ExprKind::Binary:
+    case ExprKind::Compare:
+    case ExprKind::BoolOp:
+      return start_of(*e.args[0]);
+    case ExprKind::IfExp:
+      return start_of(*e.args[1]);
+    default:
+      return e.loc;
+  }
+}
+
 }  // namespace jiasu::fe

@@ -118,6 +118,9 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
+// Where an expression's text begins (its leftmost operand), for messages about the whole expression.
+SourceLoc start_of(const Expr& e);
+
 // ---------------------------------------------------------------------------------------------------
 // Statements
 

@@ -31,22 +31,6 @@ int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
 
 }  // namespace
 
-SourceLoc start_of(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::Attribute:
-    case ExprKind::Subscript:
-    case ExprKind::Call:
-    case ExprKind::Binary:
-    case ExprKind::Compare:
-    case ExprKind::BoolOp:
-      return start_of(*e.args[0]);
-    case ExprKind::IfExp:
-      return start_of(*e.args[1]);
-    default:
-      return e.loc;
-  }
-}
-
 // The value of an integer expression known at compile time: literals, global constants, folded shapes
 // and arithmetic on them. Reads a typed tree.
 std::optional<int64_t> constant_int(const Expr& e) {

@@ -29,7 +29,6 @@ bool is_builtin_namespace(const std::string& path);      // "jiasu.atomic", "jia
 
 // Tree helpers (check.cpp)
 std::string describe(const Expr& e);  // "a", "np.float32": the user's spelling, for messages
-SourceLoc start_of(const Expr& e);    // where an expression's text begins
 std::string plural(size_t n, const std::string& one, const std::string& many = "");  // "1 index", "2 indices"
 std::optional<int64_t> constant_int(const Expr& e);  // the value of a typed constant integer expression
 void make_constant_int(Expr& e, int64_t value);       // folds `e` into a constant Int

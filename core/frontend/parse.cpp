@@ -61,23 +61,6 @@ const BinaryOp kComparisonOps[] = {
 
 ExprPtr make_expr(ExprKind kind, SourceLoc loc) { return std::make_unique<Expr>(kind, loc); }
 
-// Where an expression's text begins (its leftmost operand), for messages about the whole expression.
-SourceLoc start_of(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::Attribute:
-    case ExprKind::Subscript:
-    case ExprKind::Call:
-    case ExprKind::Binary:
-    case ExprKind::Compare:
-    case ExprKind::BoolOp:
-      return start_of(*e.args[0]);
-    case ExprKind::IfExp:
-      return start_of(*e.args[1]);
-    default:
-      return e.loc;
-  }
-}
-
 int code_points(const std::string& text) {
   int count = 0;
   for (char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
