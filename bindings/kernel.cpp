@@ -332,9 +332,8 @@ class KernelFunction {
     seen->erase(it);
     if (!register_host_memory(ptr, bytes)) return;
     static nb::object* finalize = new nb::object(nb::module_::import_("weakref").attr("finalize"));
-    static nb::object* unregister = new nb::object(
-        nb::cpp_function([](uintptr_t address) { unregister_host_memory(reinterpret_cast<void*>(address)); }));
-    (*finalize)(array, *unregister, reinterpret_cast<uintptr_t>(ptr));
+    nb::object unregister = nb::module_::import_("jiasu._core").attr("_unregister_host_memory");
+    (*finalize)(array, unregister, reinterpret_cast<uintptr_t>(ptr));
   }
 
   static void copy_back(const Staged& s) {
@@ -459,6 +458,8 @@ nb::dict per_signature(KernelFunction& k, const std::function<nb::object(Special
 }  // namespace
 
 void bind_kernel(nb::module_& m) {
+  m.def("_unregister_host_memory", [](uintptr_t address) { unregister_host_memory(reinterpret_cast<void*>(address)); },
+        "Undo the page-locking of a reused NumPy argument (called when the array is collected).");
   nb::class_<LaunchConfig>(m, "LaunchConfig", "A kernel with its launch configuration; call it with the kernel's arguments.",
                            nb::type_slots(config_slots))
       .def("__call__", [](LaunchConfig& c, nb::args args) {

@@ -172,12 +172,12 @@ void LaunchArgs::begin(const ParamLayout& layout) {
   layout_ = &layout;
   count_ = 0;
   size_ = 0;
+  pointers_.clear();
   if (layout.known && !layout.params.empty()) {
     const KernelParam& last = layout.params.back();
     size_t total = last.offset + last.size;
     if (buffer_.size() < total) buffer_.resize(total);
-    pointers_.resize(layout.params.size());
-    for (size_t i = 0; i < layout.params.size(); ++i) pointers_[i] = buffer_.data() + layout.params[i].offset;
+    for (const KernelParam& p : layout.params) pointers_.push_back(buffer_.data() + p.offset);
   }
 }
 
