@@ -1,0 +1,110 @@
+// A stand-in for libcuda.so.1 with one pretend GPU whose "device memory" is host memory and whose
+// launches do nothing. Loaded through JIASU_LIBCUDA, it lets measure.py time what jiasu itself spends on a
+// launch (argument classification, signature lookup, packing) on any machine, with no driver cost mixed in.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+using CUresult = int;
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotFound = 500;
+char dummy_object[64];  // every handle points here
+
+CUresult ok() { return kSuccess; }
+
+int attribute(int which) {
+  switch (which) {
+    case 1: return 1024;                          // max threads per block
+    case 2: case 3: return 1024;                  // max block dim x, y
+    case 4: return 64;                            // max block dim z
+    case 5: return 2147483647;                    // max grid dim x
+    case 6: case 7: return 65535;                 // max grid dim y, z
+    case 8: return 48 * 1024;                     // shared memory per block
+    case 10: return 32;                           // warp size
+    case 16: return 132;                          // multiprocessors
+    case 75: return 9;                            // compute capability 9.0
+    case 76: return 0;
+    case 97: return 227 * 1024;                   // opt-in shared memory per block
+    case 115: return 1;                           // memory pools
+    default: return 1;
+  }
+}
+
+// The functions whose results jiasu reads; everything else just succeeds.
+CUresult driver_version(int* v) { *v = 13000; return kSuccess; }
+CUresult error_name(CUresult, const char** name) { *name = "CUDA_ERROR_FAKE"; return kSuccess; }
+CUresult device_count(int* n) { *n = 1; return kSuccess; }
+CUresult device_get(int* d, int ordinal) { *d = ordinal; return ordinal == 0 ? kSuccess : 101; }
+CUresult device_name(char* name, int length, int) { std::strncpy(name, "jiasu fake GPU", length); return kSuccess; }
+CUresult device_attribute(int* v, int which, int) { *v = attribute(which); return kSuccess; }
+CUresult total_mem(size_t* bytes, int) { *bytes = size_t(1) << 34; return kSuccess; }
+CUresult handle_out(void** handle) { *handle = dummy_object; return kSuccess; }
+CUresult handle_out2(void** handle, int) { *handle = dummy_object; return kSuccess; }
+CUresult mem_info(size_t* free_bytes, size_t* total) { *free_bytes = *total = size_t(1) << 34; return kSuccess; }
+CUresult alloc(uint64_t* ptr, size_t bytes) { *ptr = reinterpret_cast<uint64_t>(std::malloc(bytes ? bytes : 1)); return kSuccess; }
+CUresult alloc_async(uint64_t* ptr, size_t bytes, void*) { return alloc(ptr, bytes); }
+CUresult free_mem(uint64_t ptr) { std::free(reinterpret_cast<void*>(ptr)); return kSuccess; }
+CUresult free_async(uint64_t ptr, void*) { return free_mem(ptr); }
+CUresult host_alloc(void** ptr, size_t bytes, unsigned) { *ptr = std::malloc(bytes); return kSuccess; }
+CUresult host_free(void* ptr) { std::free(ptr); return kSuccess; }
+CUresult copy(uint64_t dst, uint64_t src, size_t bytes) {
+  std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+  return kSuccess;
+}
+CUresult copy_async(uint64_t dst, uint64_t src, size_t bytes, void*) { return copy(dst, src, bytes); }
+CUresult memset8(uint64_t dst, unsigned char v, size_t n, void*) { std::memset(reinterpret_cast<void*>(dst), v, n); return kSuccess; }
+CUresult pointer_attribute(void*, int, uint64_t) { return kInvalidValue; }  // plain host memory, as for NumPy
+CUresult func_attribute(int* v, int which, void*) { *v = which == 0 ? 1024 : which == 8 ? 48 * 1024 : 0; return kSuccess; }
+CUresult get_function(void** f, void*, const char*) { *f = dummy_object; return kSuccess; }
+CUresult occupancy(int* blocks, void*, int, size_t) { *blocks = 2; return kSuccess; }
+CUresult elapsed(float* ms, void*, void*) { *ms = 0.001f; return kSuccess; }
+
+struct Entry {
+  const char* name;
+  void* fn;
+};
+#define FN(name, impl) {#name, reinterpret_cast<void*>(impl)}
+const Entry kTable[] = {
+    FN(cuDriverGetVersion, driver_version), FN(cuGetErrorName, error_name), FN(cuGetErrorString, error_name),
+    FN(cuDeviceGetCount, device_count), FN(cuDeviceGet, device_get), FN(cuDeviceGetName, device_name),
+    FN(cuDeviceGetAttribute, device_attribute), FN(cuDeviceTotalMem, total_mem), FN(cuDeviceGetPCIBusId, device_name),
+    FN(cuDeviceGetDefaultMemPool, handle_out2), FN(cuDevicePrimaryCtxRetain, handle_out2),
+    FN(cuCtxGetCurrent, handle_out), FN(cuMemGetInfo, mem_info), FN(cuMemAlloc, alloc), FN(cuMemFree, free_mem),
+    FN(cuMemAllocAsync, alloc_async), FN(cuMemFreeAsync, free_async), FN(cuMemHostAlloc, host_alloc),
+    FN(cuMemFreeHost, host_free), FN(cuMemcpyHtoD, copy), FN(cuMemcpyDtoH, copy), FN(cuMemcpyDtoD, copy),
+    FN(cuMemcpyHtoDAsync, copy_async), FN(cuMemcpyDtoHAsync, copy_async), FN(cuMemcpyDtoDAsync, copy_async),
+    FN(cuMemsetD8Async, memset8), FN(cuPointerGetAttribute, pointer_attribute),
+    FN(cuStreamCreateWithPriority, handle_out), FN(cuEventCreate, handle_out), FN(cuEventElapsedTime, elapsed),
+    FN(cuModuleLoadData, handle_out), FN(cuModuleGetFunction, get_function), FN(cuFuncGetAttribute, func_attribute),
+    FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, occupancy),
+};
+// Functions of CUDA 12.3+ this driver pretends not to have: kernels' parameter layouts are unknown, so
+// launches pack their arguments by natural alignment (the packed-buffer form of cuLaunchKernel).
+const char* const kMissing[] = {"cuFuncGetParamInfo", "cuModuleGetFunctionCount", "cuModuleEnumerateFunctions",
+                                "cuFuncGetName"};
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuInit(unsigned) { return kSuccess; }
+
+CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int, uint64_t, int* status) {
+  for (const char* name : kMissing)
+    if (std::strcmp(name, symbol) == 0) {
+      *fn = nullptr;
+      return kNotFound;
+    }
+  for (const Entry& e : kTable)
+    if (std::strcmp(e.name, symbol) == 0) {
+      *fn = e.fn;
+      if (status) *status = 0;
+      return kSuccess;
+    }
+  *fn = reinterpret_cast<void*>(ok);  // every other call succeeds and returns nothing
+  if (status) *status = 0;
+  return kSuccess;
+}
+
+}  // extern "C"

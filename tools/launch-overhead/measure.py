@@ -1,0 +1,67 @@
+"""What jiasu itself spends per launch, measured on any machine (no GPU) against fake_driver.cpp.
+
+    g++ -O2 -shared -fPIC -o /tmp/fake/libcuda.so.1 tools/launch-overhead/fake_driver.cpp
+    JIASU_LIBCUDA=/tmp/fake/libcuda.so.1 python3 tools/launch-overhead/measure.py
+
+The fake driver's cuLaunchKernel returns at once, so the figures are jiasu's own cost per launch (plus
+the Python loop); on a GPU the driver's launch cost (3-4 µs on an H200) comes on top.
+"""
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import jiasu
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from seed_kernels import add_n  # noqa: E402
+
+SOURCE = r'''extern "C" __global__ void add(const float* x, const float* y, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i] + y[i];
+}'''
+
+
+def per_launch_ns(loop, count=200_000, reps=7):
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        loop(count)
+        times.append((time.perf_counter() - t) / count * 1e9)
+    return statistics.median(times)
+
+
+def main():
+    n = 1000
+    x, y, out = (jiasu.asarray(np.ones(n, np.float32)) for _ in range(3))
+    raw = jiasu.RawKernel(SOURCE, "add")
+    grid, block, blocks = (4,), (256,), 4
+
+    def empty_loop(count):
+        for _ in range(count):
+            pass
+
+    def raw_loop(count):
+        for _ in range(count):
+            raw(grid, block, (x, y, out, n))
+
+    def kernel_loop(count):
+        for _ in range(count):
+            add_n[blocks, 256](x, y, out, n)
+
+    def config_only(count):
+        for _ in range(count):
+            add_n[blocks, 256]
+
+    for loop in (raw_loop, kernel_loop):
+        loop(1000)  # compile and warm up
+    print(f"{'python loop alone':28} {per_launch_ns(empty_loop):8.0f} ns")
+    print(f"{'k[blocks, threads] alone':28} {per_launch_ns(config_only):8.0f} ns")
+    print(f"{'RawKernel launch':28} {per_launch_ns(raw_loop):8.0f} ns")
+    print(f"{'@jiasu.kernel launch':28} {per_launch_ns(kernel_loop):8.0f} ns")
+
+
+if __name__ == "__main__":
+    main()
