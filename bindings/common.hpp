@@ -31,7 +31,10 @@ void bind_kernel(nb::module_& m);
 
 // Shared by the launch paths (launch.cpp, kernel.cpp).
 extern PyTypeObject* array_type;  // jiasu.Array, for exact-type checks on the hot path
-PyObject* numpy_generic();  // numpy.generic once NumPy is loaded, else nullptr
+// numpy.generic and numpy.ndarray once NumPy is loaded, else nullptr: nothing on the launch path imports
+// NumPy (a program that has not loaded it passes no NumPy objects).
+PyObject* numpy_generic();
+PyTypeObject* numpy_ndarray_type();
 Dim3 dim3_from(nb::handle value, const char* what);
 nb::dict attributes(const Kernel& kernel);
 void require_gpu();  // throws the precise reason when no GPU is usable

@@ -75,19 +75,6 @@ std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description
   return source;
 }
 
-PyTypeObject* numpy_ndarray_type() {
-  static PyTypeObject* type = nullptr;
-  if (!type) {
-    PyObject* numpy = PyImport_GetModule(nb::str("numpy").ptr());
-    if (numpy) {
-      type = reinterpret_cast<PyTypeObject*>(PyObject_GetAttrString(numpy, "ndarray"));
-      Py_DECREF(numpy);
-    }
-    PyErr_Clear();
-  }
-  return type;
-}
-
 // A NumPy scalar's dtype, cached by its Python type (the launch path sees few distinct ones).
 DType numpy_scalar_dtype(nb::handle value) {
   static std::vector<std::pair<PyTypeObject*, DType>> known;

@@ -12,21 +12,30 @@
 #include "support/error.hpp"
 
 namespace jiasu::py {
+namespace {
 
-
-// numpy.generic once NumPy is imported; without NumPy loaded no argument can be a NumPy scalar, and
+// An attribute of NumPy if NumPy is loaded. Without NumPy loaded no argument can be a NumPy object, and
 // importing it here would cost every `import jiasu` its load time.
+PyObject* loaded_numpy_attribute(const char* name) {
+  PyObject* numpy = PyImport_GetModule(nb::str("numpy").ptr());  // new reference, or NULL when not loaded
+  PyObject* value = numpy ? PyObject_GetAttrString(numpy, name) : nullptr;
+  Py_XDECREF(numpy);
+  PyErr_Clear();
+  return value;
+}
+
+}  // namespace
+
 PyObject* numpy_generic() {
   static PyObject* generic = nullptr;
-  if (!generic) {
-    PyObject* numpy = PyImport_GetModule(nb::str("numpy").ptr());  // new reference, or NULL
-    if (numpy) {
-      generic = PyObject_GetAttrString(numpy, "generic");
-      Py_DECREF(numpy);
-    }
-    PyErr_Clear();
-  }
+  if (!generic) generic = loaded_numpy_attribute("generic");
   return generic;
+}
+
+PyTypeObject* numpy_ndarray_type() {
+  static PyTypeObject* ndarray = nullptr;
+  if (!ndarray) ndarray = reinterpret_cast<PyTypeObject*>(loaded_numpy_attribute("ndarray"));
+  return ndarray;
 }
 
 Dim3 dim3_from(nb::handle value, const char* what) {

@@ -5,6 +5,7 @@ autouse fixture below makes this folder skip on its own as well, so that it neve
 without a GPU whatever the outer conftest does. Optional frameworks (torch, CuPy, Numba) are fixtures
 that skip when the framework or its GPU support is missing; nothing optional is imported at collection.
 """
+import os
 import secrets
 
 import numpy as np
@@ -93,3 +94,16 @@ def healthy():
 def add_kernel():
     """The seed article's vector add, `add(x, y, out, n)` on float32, as a fresh RawKernel."""
     return jiasu.RawKernel(ADD_SOURCE, "add")
+
+
+# The disk cache's entries (path -> inode, mtime, size), to tell a cache hit (nothing rewritten) from a miss.
+def cache_entries(root):
+    entries = {}
+    for folder, _, files in os.walk(root):
+        for name in files:
+            if name.startswith(".tmp"):
+                continue
+            path = os.path.join(folder, name)
+            st = os.stat(path)
+            entries[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
+    return entries

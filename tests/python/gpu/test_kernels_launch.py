@@ -11,6 +11,7 @@ import pytest
 
 import jiasu
 
+from .conftest import cache_entries
 from .kernels_support import (assert_rel, assert_same, assert_untouched, blocks_for, first_signature, host, poisoned,
                               rand_float)
 
@@ -377,18 +378,6 @@ main()
 '''
 
 
-def _cache_entries(root):
-    entries = {}
-    for folder, _, files in os.walk(root):
-        for name in files:
-            if name.startswith(".tmp"):
-                continue
-            path = os.path.join(folder, name)
-            st = os.stat(path)
-            entries[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
-    return entries
-
-
 def test_compiled_kernels_are_cached_across_processes(tmp_path):
     script = tmp_path / "cached_kernel_probe.py"
     script.write_text(CACHE_SCRIPT)
@@ -405,9 +394,9 @@ def test_compiled_kernels_are_cached_across_processes(tmp_path):
         return result
 
     run()
-    first = _cache_entries(cache)
+    first = cache_entries(cache)
     assert first, "the first process stored nothing in the compile cache"
     run()
     # The second process compiled the same kernel for the same signature: it must have found it on disk
     # (a recompile would have stored a new file, or rewritten one with a new inode and mtime).
-    assert _cache_entries(cache) == first
+    assert cache_entries(cache) == first

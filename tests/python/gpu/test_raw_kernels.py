@@ -11,6 +11,8 @@ import pytest
 
 import jiasu
 
+from .conftest import cache_entries
+
 pytestmark = pytest.mark.gpu
 
 TRANSPOSE_SOURCE = r"""
@@ -427,18 +429,6 @@ k(1, 64, (out, 64))
 assert (out.get() == np.arange(64) * 5 + token).all(), out.get()
 print("ok")
 """
-
-
-def cache_entries(root):
-    entries = {}
-    for folder, _, files in os.walk(root):
-        for name in files:
-            if name.startswith(".tmp"):
-                continue
-            path = os.path.join(folder, name)
-            st = os.stat(path)
-            entries[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
-    return entries
 
 
 def test_compile_cache_shared_across_processes(tmp_path):
