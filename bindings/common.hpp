@@ -24,6 +24,8 @@ struct Device {
 };
 
 void bind_errors(nb::module_& m);
+// Sets the Python exception for a C++ one, as nanobind does for bound functions: for raw type slots.
+void set_python_error(const std::exception_ptr& error);
 void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_launch(nb::module_& m);

@@ -59,6 +59,22 @@ void translate(const std::exception_ptr& error, void*) {
 
 }  // namespace
 
+void set_python_error(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const Error&) {
+    translate(std::current_exception(), nullptr);
+  } catch (const nb::cast_error&) {
+    translate(std::current_exception(), nullptr);
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
 void bind_errors(nb::module_& m) {
   nb::register_exception_translator(translate);
   m.def("_register_errors", [](nb::dict types) { error_types().update(types); });

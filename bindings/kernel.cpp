@@ -170,7 +170,7 @@ class KernelFunction {
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
-  void launch(const LaunchConfig& config, nb::args args) {
+  void launch(const LaunchConfig& config, nb::handle args) {  // args: a tuple
     if (device_count() == 0) require_gpu();
     int device = current_device();
     ScratchLease<Scratch> scratch;
@@ -432,8 +432,24 @@ int config_clear(PyObject* self) {
 PyType_Slot kernel_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(kernel_traverse)},
                               {Py_tp_clear, reinterpret_cast<void*>(kernel_clear)},
                               {0, nullptr}};
+// k[grid, block](*args): a raw tp_call, which skips nanobind's general argument matching on the hot path.
+PyObject* config_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  try {
+    if (kwargs && PyDict_GET_SIZE(kwargs))
+      throw BadArgument("kernel arguments are positional; keyword arguments are not supported");
+    LaunchConfig& c = *nb::inst_ptr<LaunchConfig>(self);
+    if (!c.owner.is_valid()) throw BadValue("this launch configuration's kernel is gone");
+    nb::inst_ptr<KernelFunction>(c.owner)->launch(c, args);
+    Py_RETURN_NONE;
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return nullptr;
+  }
+}
+
 PyType_Slot config_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(config_traverse)},
                               {Py_tp_clear, reinterpret_cast<void*>(config_clear)},
+                              {Py_tp_call, reinterpret_cast<void*>(config_call)},
                               {0, nullptr}};
 
 nb::dict per_signature(KernelFunction& k, const std::function<nb::object(Specialization&)>& value) {
@@ -448,11 +464,7 @@ void bind_kernel(nb::module_& m) {
   m.def("_unregister_host_memory", [](uintptr_t address) { unregister_host_memory(reinterpret_cast<void*>(address)); },
         "Undo the page-locking of a reused NumPy argument (called when the array is collected).");
   nb::class_<LaunchConfig>(m, "LaunchConfig", "A kernel with its launch configuration; call it with the kernel's arguments.",
-                           nb::type_slots(config_slots))
-      .def("__call__", [](LaunchConfig& c, nb::args args) {
-        if (!c.owner.is_valid()) throw BadValue("this launch configuration's kernel is gone");
-        nb::inst_ptr<KernelFunction>(c.owner)->launch(c, args);
-      });
+                           nb::type_slots(config_slots));
 
   nb::class_<KernelFunction>(m, "KernelFunction", "A kernel written in Python (@jiasu.kernel).",
                              nb::type_slots(kernel_slots))
