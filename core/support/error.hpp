@@ -52,6 +52,18 @@ class NvrtcError : public Error {
   std::string log_;
 };
 
+// The host C++ compiler refused the source (CPU backend); the log holds its diagnostics with line
+// numbers.
+class HostCompileError : public Error {
+ public:
+  HostCompileError(const std::string& message, std::string log)
+      : Error(message), log_(std::move(log)) {}
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
+};
+
 // A shared library (driver, NVRTC, cuDNN, ...) could not be found; the message names the fix.
 class LibraryNotFound : public Error {
  public:
