@@ -78,11 +78,12 @@ std::string comment_text(std::string text) {
 }  // namespace
 
 std::string FunctionEmitter::emit() {
-  std::string params;
+  std::string params = target_.context_param;
   for (const fe::Param& p : fn_.params) params += (params.empty() ? "" : ", ") + c_type(p.type) + " " + user_name(p.name);
   std::string name = fn_.mangled_name.empty() ? user_name(fn_.name) : fn_.mangled_name;
-  std::string signature = fn_.is_kernel ? "extern \"C\" __global__ void " + name
-                                        : "__device__ " + c_type(fn_.return_type) + " " + name;
+  if (fn_.is_kernel && !target_.kernel_name.empty()) name = target_.kernel_name;
+  std::string signature = fn_.is_kernel ? target_.kernel_prefix + name
+                                        : target_.function_prefix + c_type(fn_.return_type) + " " + name;
   find_new_arrays(fn_.body, new_arrays_);
   declare_locals();
   block(fn_.body);
@@ -308,7 +309,7 @@ EmittedKernel emit_cuda(const fe::Program& program) {
   cuda::TupleStructs tuples;
   std::string functions;
   for (size_t i = 0; i < program.functions.size(); ++i)
-    functions += "\n" + cuda::FunctionEmitter(*program.functions[i], program.sources[i]->source, tuples).emit();
+    functions += "\n" + cuda::FunctionEmitter(cuda::cuda_target(), *program.functions[i], program.sources[i]->source, tuples).emit();
   const fe::Function& kernel = program.kernel();
   EmittedKernel out;
   out.entry_name = kernel.mangled_name.empty() ? cuda::user_name(kernel.name) : kernel.mangled_name;

@@ -1,6 +1,8 @@
-// Internals of emit_cuda(), shared by its source files (not part of the emitter's interface):
-//   cuda.cpp        the translation unit, functions, locals and statements
+// Internals of emit_cuda() and emit_host(), shared by their source files (not part of the emitters'
+// interface). One FunctionEmitter writes both targets; a Target says where they differ:
+//   cuda.cpp        the CUDA translation unit, functions, locals and statements
 //   cuda_expr.cpp   expressions, conversions, literals and builtin calls
+//   host.cpp        the host translation unit and its entry point
 //
 // Emitted code keeps each value in the C++ type of its fe::Type: every expression's text has exactly that
 // type (narrow integer results are cast back, half types round through float), so the runtime header's
@@ -32,6 +34,25 @@ class TupleStructs {
   std::string definitions_;
 };
 
+// What differs between the C++ dialects the emitter writes.
+struct Target {
+  const char* name;                 // in messages: "cannot be compiled to <name>"
+  std::string kernel_prefix;        // before the kernel's name: `extern "C" __global__ void `
+  std::string kernel_name;          // the kernel function's name; "" for its mangled name
+  std::string function_prefix;      // before a device function's return type
+  std::string context_param;        // a first parameter every function takes ("" for none)
+  std::string context_arg;          // what every call passes for it
+  // The runtime spelling of a builtin (a function, or an expression for IndexValue builtins); ""
+  // where the target has none.
+  std::string (*spelling)(const fe::Builtin& builtin);
+  // jiasu.grid(n) (grid) or jiasu.gridsize(n) along one axis, as a long long.
+  std::string (*grid_axis)(bool grid, int axis);
+};
+const Target& cuda_target();
+
+// The runtime header's host part (runtime_header_host.cpp): what the device part provides, for g++.
+const char* host_runtime_part();
+
 // A value the emitter has in hand: C++ text of type `type`, or an expression not yet emitted (so a
 // literal can still be written directly in the type it meets).
 struct Value {
@@ -42,9 +63,10 @@ struct Value {
 
 class FunctionEmitter {
  public:
-  FunctionEmitter(const fe::Function& fn, const fe::SourceText& source, TupleStructs& tuples)
-      : fn_(fn), source_(source), tuples_(tuples) {}
+  FunctionEmitter(const Target& target, const fe::Function& fn, const fe::SourceText& source, TupleStructs& tuples)
+      : target_(target), fn_(fn), source_(source), tuples_(tuples) {}
   std::string emit();  // the whole definition
+  std::string param_type(size_t i) { return c_type(fn_.params.at(i).type); }  // C++ type of parameter i
 
  private:
   [[noreturn]] void fail(fe::SourceLoc loc, const std::string& message) const {
@@ -76,6 +98,8 @@ class FunctionEmitter {
   std::string tuple_value(const Value& tuple, const fe::Type& to);  // a struct of type `to`
   std::string grid_axis(const fe::Expr& call, int axis);
   std::string temp(const std::string& hint);     // a fresh name for a temporary
+  std::string spelling(const fe::Expr& e);       // the target's spelling of a builtin; fails where none
+  std::string target_text() const { return std::string(" cannot be compiled to ") + target_.name; }
 
   // Statements (cuda.cpp)
   void declare_locals();
@@ -90,6 +114,7 @@ class FunctionEmitter {
   void comment(fe::SourceLoc loc);
   void line(const std::string& text);
 
+  const Target& target_;
   const fe::Function& fn_;
   const fe::SourceText& source_;
   TupleStructs& tuples_;

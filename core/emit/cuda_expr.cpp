@@ -182,7 +182,7 @@ std::string FunctionEmitter::c_type(const Type& type) {
     case TypeKind::Tuple:
       return tuples_.name_of(type);
     default:
-      fail(fn_.loc, "internal error: " + to_string(type) + " has no CUDA C++ type");
+      fail(fn_.loc, "internal error: " + to_string(type) + " has no C++ type");
   }
 }
 
@@ -246,7 +246,7 @@ std::string FunctionEmitter::expr(const Expr& e) {
     case ExprKind::Tuple:
       return tuple_value(Value{"", e.type, &e}, e.type);
     default:
-      fail(e.loc, "this expression cannot be compiled to CUDA");
+      fail(e.loc, "this expression" + target_text());
   }
 }
 
@@ -267,7 +267,7 @@ std::string FunctionEmitter::binary(Op op, const Type& result, const Value& a, c
     case Op::Pow: return "jiasu::power(" + x + ", " + y + ")";
     case Op::LShift: return "jiasu::lshift(" + x + ", " + y + ")";
     case Op::RShift: return "jiasu::rshift(" + x + ", " + y + ")";
-    default: fail(a.expr ? a.expr->loc : fn_.loc, std::string("operator ") + fe::op_text(op) + " cannot be compiled to CUDA");
+    default: fail(a.expr ? a.expr->loc : fn_.loc, std::string("operator ") + fe::op_text(op) + target_text());
   }
 }
 
@@ -285,7 +285,7 @@ std::string FunctionEmitter::unary(const Expr& e) {
       if (e.type.dtype == DType::Bool) return "(!" + x + ")";  // NumPy: ~True is False
       return is_narrow(e.type.dtype) ? "(" + t + ")(~" + x + ")" : "(~" + x + ")";
     default:
-      fail(e.loc, std::string("operator ") + fe::op_text(e.op) + " cannot be compiled to CUDA");
+      fail(e.loc, std::string("operator ") + fe::op_text(e.op) + target_text());
   }
 }
 
@@ -361,7 +361,7 @@ std::string FunctionEmitter::subscript(const Expr& e) {
 
 std::string FunctionEmitter::attribute(const Expr& e) {
   if (e.meaning == Meaning::Builtin && fe::builtin(e.builtin).rule == fe::BuiltinRule::IndexValue)
-    return fe::builtin(e.builtin).cuda;
+    return spelling(e);
   const Expr& base = *e.args[0];
   if (base.type.kind == TypeKind::Array && e.name == "size") return "jiasu::size(" + expr(base) + ")";
   if (e.type.kind == TypeKind::Tuple) return tuple_value(Value{"", e.type, &e}, e.type);
@@ -379,7 +379,7 @@ Value FunctionEmitter::item(const Expr& e, size_t k) {
     return Value{expr(*e.args[0]) + ".shape[" + std::to_string(k) + "]", type};
   if (e.kind == ExprKind::Call && e.meaning == Meaning::Builtin) return Value{grid_axis(e, static_cast<int>(k)), type};
   if (e.kind == ExprKind::Subscript) return item(item(*e.args[0], static_cast<size_t>(e.args[1]->int_value)), k);
-  fail(e.loc, "this tuple expression cannot be compiled to CUDA");
+  fail(e.loc, "this tuple expression" + target_text());
 }
 
 Value FunctionEmitter::item(const Value& tuple, size_t k) {
@@ -401,10 +401,32 @@ std::string FunctionEmitter::tuple_value(const Value& tuple, const Type& to) {
 }
 
 std::string FunctionEmitter::grid_axis(const Expr& call, int axis) {
+  return target_.grid_axis(fe::builtin(call.builtin).id == fe::BuiltinId::Grid, axis);
+}
+
+std::string FunctionEmitter::spelling(const Expr& e) {
+  const fe::Builtin& b = fe::builtin(e.builtin);
+  std::string text = target_.spelling(b);
+  if (text.empty()) fail(e.loc, std::string(b.path) + target_text());
+  return text;
+}
+
+namespace {
+
+std::string cuda_spelling(const fe::Builtin& builtin) { return builtin.cuda; }
+
+std::string cuda_grid_axis(bool grid, int axis) {
   std::string a = axis_name(axis);
-  if (fe::builtin(call.builtin).id == fe::BuiltinId::Grid)
-    return "((long long)blockIdx." + a + " * blockDim." + a + " + threadIdx." + a + ")";
+  if (grid) return "((long long)blockIdx." + a + " * blockDim." + a + " + threadIdx." + a + ")";
   return "((long long)blockDim." + a + " * gridDim." + a + ")";
+}
+
+}  // namespace
+
+const Target& cuda_target() {
+  static const Target target{"CUDA", "extern \"C\" __global__ void ", "", "__device__ ", "", "",
+                             cuda_spelling, cuda_grid_axis};
+  return target;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -416,13 +438,14 @@ std::string FunctionEmitter::call(const Expr& e) {
       return expr_as(*e.args[1], scalar(e.type.dtype));
     case Meaning::DeviceFunction: {
       std::vector<std::string> args;
+      if (!target_.context_arg.empty()) args.push_back(target_.context_arg);
       for (size_t i = 1; i < e.args.size(); ++i) args.push_back(expr_as(*e.args[i], e.callee->params[i - 1].type));
       return e.callee->mangled_name + "(" + join(args) + ")";
     }
     case Meaning::Builtin:
       return builtin_call(e);
     default:
-      fail(e.loc, "this call cannot be compiled to CUDA");
+      fail(e.loc, "this call" + target_text());
   }
 }
 
@@ -431,7 +454,12 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
   const fe::Builtin& b = fe::builtin(e.builtin);
   auto arg = [&](size_t i) -> const Expr& { return *e.args.at(i + 1); };
   const size_t count = e.args.size() - 1;
-  const std::string f = b.cuda;
+  // Rules the emitter writes itself need no runtime spelling.
+  const bool written_here = b.rule == BuiltinRule::Len || b.rule == BuiltinRule::CastInt64 ||
+                            b.rule == BuiltinRule::CastFloat64 || b.rule == BuiltinRule::CastBool ||
+                            b.rule == BuiltinRule::GridN || b.rule == BuiltinRule::Range ||
+                            b.rule == BuiltinRule::NewArray;
+  const std::string f = written_here ? std::string() : spelling(e);
   auto converted = [&](size_t i) { return expr_as(arg(i), e.type); };  // an argument in the call's type
   auto all_converted = [&] {
     std::vector<std::string> args;
@@ -471,7 +499,7 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
       return f + "(" + (count ? expr_as(arg(0), scalar(DType::UInt32)) : "") + ")";
     case BuiltinRule::Atomic: case BuiltinRule::AtomicInt: case BuiltinRule::AtomicUnsigned:
     case BuiltinRule::AtomicCas:
-      return atomic_call(e, b.cuda);
+      return atomic_call(e, f.c_str());
     case BuiltinRule::Shuffle:
       return f + "(" + expr_as(arg(0), scalar(DType::UInt32)) + ", " + converted(1) + ", " +
              expr_as(arg(2), scalar(DType::Int32)) + ")";

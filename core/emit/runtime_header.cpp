@@ -1,14 +1,15 @@
 // The runtime header that every emitted translation unit starts with (NVRTC cannot read jiasu's files,
 // so the text is pasted, not included).
-#include "emit/emit.hpp"
+#include "emit/cuda_emitter.hpp"
 
 namespace jiasu::emit {
 
 const std::string& cuda_runtime_header() {
-  static const std::string text = R"JIASU(// ---- jiasu runtime header -------------------------------------------------------------------
+  static const std::string text = std::string(R"JIASU(// ---- jiasu runtime header -------------------------------------------------------------------
 // What the kernel language means where C++ means something else. The arithmetic part compiles with any
 // C++17 compiler (it is the reference for the host backend and is unit-tested on the host); half types,
-// atomics, warp and bit intrinsics need the GPU and sit inside #ifdef __CUDACC__.
+// atomics, warp and bit intrinsics need the GPU and sit inside #ifdef __CUDACC__; its #else holds their
+// host versions (a software __half/__nv_bfloat16, __atomic builtins) and the host launch structs.
 //
 // Python/NumPy semantics kept here, and where they stop:
 //   a // b, a % b   floor toward -inf; the remainder takes the divisor's sign. Integer division by zero
@@ -364,21 +365,6 @@ template <> struct half_ops<__nv_bfloat16> {
   static JIASU_FN __nv_bfloat16 from_double(double v) { return __double2bfloat16(v); }
 };
 
-#define JIASU_HALF_MATH1(name) \
-  JIASU_FN __half name##_(__half x) { return cast<__half>(name##_(widen(x))); } \
-  JIASU_FN __nv_bfloat16 name##_(__nv_bfloat16 x) { return cast<__nv_bfloat16>(name##_(widen(x))); }
-#define JIASU_HALF_MATH2(name) \
-  JIASU_FN __half name##_(__half x, __half y) { return cast<__half>(name##_(widen(x), widen(y))); } \
-  JIASU_FN __nv_bfloat16 name##_(__nv_bfloat16 x, __nv_bfloat16 y) { \
-    return cast<__nv_bfloat16>(name##_(widen(x), widen(y))); \
-  }
-JIASU_MATH1_NAMES(JIASU_HALF_MATH1)
-JIASU_MATH2_NAMES(JIASU_HALF_MATH2)
-JIASU_FN __half fma_(__half a, __half b, __half c) { return cast<__half>(fma_(widen(a), widen(b), widen(c))); }
-JIASU_FN __nv_bfloat16 fma_(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
-  return cast<__nv_bfloat16>(fma_(widen(a), widen(b), widen(c)));
-}
-
 // ---- Thread and shared-memory queries
 JIASU_FN long long laneid() {
   unsigned lane;
@@ -515,7 +501,27 @@ JIASU_FN unsigned long long brev(long long x) { return __brevll(unsigned_bits(x)
 JIASU_FN unsigned long long brev(unsigned long long x) { return __brevll(x); }
 
 }  // namespace jiasu
+#else
+)JIASU" + std::string(cuda::host_runtime_part()) + R"JIASU(
 #endif  // __CUDACC__
+
+namespace jiasu {
+// ---- Math on the half types: computed in float, rounded back
+#define JIASU_HALF_MATH1(name) \
+  JIASU_FN __half name##_(__half x) { return cast<__half>(name##_(widen(x))); } \
+  JIASU_FN __nv_bfloat16 name##_(__nv_bfloat16 x) { return cast<__nv_bfloat16>(name##_(widen(x))); }
+#define JIASU_HALF_MATH2(name) \
+  JIASU_FN __half name##_(__half x, __half y) { return cast<__half>(name##_(widen(x), widen(y))); } \
+  JIASU_FN __nv_bfloat16 name##_(__nv_bfloat16 x, __nv_bfloat16 y) { \
+    return cast<__nv_bfloat16>(name##_(widen(x), widen(y))); \
+  }
+JIASU_MATH1_NAMES(JIASU_HALF_MATH1)
+JIASU_MATH2_NAMES(JIASU_HALF_MATH2)
+JIASU_FN __half fma_(__half a, __half b, __half c) { return cast<__half>(fma_(widen(a), widen(b), widen(c))); }
+JIASU_FN __nv_bfloat16 fma_(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
+  return cast<__nv_bfloat16>(fma_(widen(a), widen(b), widen(c)));
+}
+}  // namespace jiasu
 
 #undef JIASU_MATH1
 #undef JIASU_MATH2
@@ -526,7 +532,7 @@ JIASU_FN unsigned long long brev(unsigned long long x) { return __brevll(x); }
 #undef JIASU_ATOMIC_NATIVE
 #undef JIASU_FN
 // ---- end of the jiasu runtime header ------------------------------------------------------------
-)JIASU";
+)JIASU");
   return text;
 }
 
