@@ -21,9 +21,11 @@ EmittedKernel emit_cuda(const fe::Program& program);
 // Host C++17 for the CPU backend (g++/clang++ -std=c++17), the runtime header included. The entry point:
 //   extern "C" void <entry_name>(const jiasu::HostLaunch* launch, void* const* params);
 // runs every thread of blocks [launch->block_begin, launch->block_end) of the grid (linear block b is
-// x = b % grid[0], y = b / grid[0] % grid[1], z = b / (grid[0] * grid[1])), one thread after another;
-// params[i] points at parameter i packed as for emit_cuda(). A `return` ends its thread only. Kernels
-// using barriers, shared arrays or warp operations throw BadValue (they need the block scheduler).
+// x = b % grid[0], y = b / grid[0] % grid[1], z = b / (grid[0] * grid[1])); params[i] points at parameter
+// i packed as for emit_cuda(); launch->shared_bytes sizes dynamic shared memory. A kernel without barriers
+// runs its threads one after another; one with barriers runs them as fibers that switch at each barrier.
+// A `return` ends its thread only. Warp operations (shuffles, votes, syncwarp, activemask) still throw
+// BadValue: they need warps in the block scheduler.
 EmittedKernel emit_host(const fe::Program& program);
 
 // The runtime header both targets share: array views, Python semantics for //, %, **, casts,

@@ -2,10 +2,14 @@
 // FunctionEmitter as emit_cuda() with the host Target: every function takes the thread's
 // `const jiasu::HostThread& jiasu_thread` first (thread and block indices are read from it), the kernel
 // body becomes a function called once per thread (so `return` ends that thread only), and the extern "C"
-// entry point runs a range of blocks, thread after thread.
+// entry point runs a range of blocks with the runtime header's jiasu::HostBlocks: thread after thread, or,
+// when any function of the program has a barrier (decided here, per kernel), as fibers that switch at
+// each barrier. Shared arrays are thread_local arrays (the block's, as one OS thread runs one block at a
+// time); dynamic shared memory is the launch's shared_bytes.
 //
-// Without a block scheduler, threads of a block cannot wait for each other: kernels that use barriers,
-// shared arrays or warp operations are refused for now.
+// Warp operations (syncwarp, shuffles, votes, activemask) need warps in the scheduler: refused for now.
+#include <stdexcept>
+
 #include "emit/cuda_emitter.hpp"
 #include "support/error.hpp"
 
@@ -17,14 +21,23 @@ using fe::BuiltinId;
 
 const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
 
-// A builtin needs the block scheduler when threads of a block must run together for it.
+// A builtin needs warps in the block scheduler (not there yet): the lanes of a warp must run together.
 bool needs_scheduler(BuiltinId id) {
   switch (id) {
-    case BuiltinId::SyncThreads: case BuiltinId::SyncThreadsCount: case BuiltinId::SyncThreadsAnd:
-    case BuiltinId::SyncThreadsOr: case BuiltinId::SyncWarp: case BuiltinId::SharedArray:
-    case BuiltinId::ShflSync: case BuiltinId::ShflUpSync: case BuiltinId::ShflDownSync: case BuiltinId::ShflXorSync:
+    case BuiltinId::SyncWarp: case BuiltinId::ShflSync: case BuiltinId::ShflUpSync: case BuiltinId::ShflDownSync:
+    case BuiltinId::ShflXorSync:
     case BuiltinId::BallotSync: case BuiltinId::AnySync: case BuiltinId::AllSync: case BuiltinId::ActiveMask:
-    case BuiltinId::LaneId:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A block barrier: the threads of the block run as fibers.
+bool is_barrier(BuiltinId id) {
+  switch (id) {
+    case BuiltinId::SyncThreads: case BuiltinId::SyncThreadsCount: case BuiltinId::SyncThreadsAnd:
+    case BuiltinId::SyncThreadsOr:
       return true;
     default:
       return false;
@@ -48,6 +61,13 @@ std::string host_spelling(const fe::Builtin& b) {
     case BuiltinId::GridDimY: return prefix + "gridDim.y";
     case BuiltinId::GridDimZ: return prefix + "gridDim.z";
     case BuiltinId::WarpSize: return "32LL";
+    case BuiltinId::LaneId:  // the lane of the linear thread index, as CUDA forms warps
+      return "((" + prefix + "threadIdx.x + " + prefix + "blockDim.x * (" + prefix + "threadIdx.y + " + prefix +
+             "blockDim.y * " + prefix + "threadIdx.z)) % 32LL)";
+    case BuiltinId::SyncThreads: return "jiasu::syncthreads";
+    case BuiltinId::SyncThreadsCount: return "jiasu::syncthreads_count";
+    case BuiltinId::SyncThreadsAnd: return "jiasu::syncthreads_and";
+    case BuiltinId::SyncThreadsOr: return "jiasu::syncthreads_or";
     case BuiltinId::ThreadFence: case BuiltinId::ThreadFenceBlock: case BuiltinId::ThreadFenceSys:
       return "jiasu::threadfence";
     default:
@@ -74,33 +94,49 @@ const Target& host_target() {
   return target;
 }
 
-// Throws BadValue for the first use of a builtin that needs the block scheduler.
-void refuse_scheduled(const fe::Expr& e, const fe::Function& fn) {
+// Throws BadValue for the first use of a builtin that needs warps; true when the code has a barrier.
+bool scan(const fe::Expr& e, const fe::Function& fn) {
+  bool barrier = false;
   if (e.meaning == fe::Meaning::Builtin && e.builtin >= 0 &&
       (e.kind == fe::ExprKind::Call || e.kind == fe::ExprKind::Attribute)) {
     const fe::Builtin& b = fe::builtin(e.builtin);
     if (needs_scheduler(b.id))
       throw BadValue("the CPU backend cannot run " + fn.name + "(): " + b.path + " (line " + std::to_string(e.loc.line) +
-                     ") needs the block scheduler (not available yet)");
+                     ") needs warps in the block scheduler (not available yet)");
+    barrier = is_barrier(b.id);
   }
   for (const fe::ExprPtr& arg : e.args)
-    if (arg) refuse_scheduled(*arg, fn);
+    if (arg) barrier |= scan(*arg, fn);
+  return barrier;
 }
 
-void refuse_scheduled(const std::vector<fe::StmtPtr>& body, const fe::Function& fn) {
+bool scan(const std::vector<fe::StmtPtr>& body, const fe::Function& fn) {
+  bool barrier = false;
   for (const fe::StmtPtr& s : body) {
-    if (s->value) refuse_scheduled(*s->value, fn);
-    if (s->test) refuse_scheduled(*s->test, fn);
+    if (s->value) barrier |= scan(*s->value, fn);
+    if (s->test) barrier |= scan(*s->test, fn);
     for (const fe::ExprPtr& target : s->targets)
-      if (target) refuse_scheduled(*target, fn);
-    refuse_scheduled(s->body, fn);
-    refuse_scheduled(s->orelse, fn);
+      if (target) barrier |= scan(*target, fn);
+    barrier |= scan(s->body, fn);
+    barrier |= scan(s->orelse, fn);
   }
+  return barrier;
 }
 
-// The extern "C" entry point: unpacks the parameters, then runs each block of the range, each thread in
-// turn (x fastest, as CUDA numbers them).
-std::string entry_point(const fe::Function& kernel, const std::string& name, FunctionEmitter& types) {
+// The host form of dynamic shared memory: the CUDA emitter declares it as an extern __shared__ array.
+std::string host_dynamic_shared(std::string code) {
+  const std::string cuda = "extern __shared__ __align__(16) unsigned char jiasu_dynamic_shared[];";
+  const std::string host = "unsigned char* const jiasu_dynamic_shared = jiasu::dynamic_shared_memory();";
+  for (size_t at = code.find(cuda); at != std::string::npos; at = code.find(cuda, at + host.size()))
+    code.replace(at, cuda.size(), host);
+  if (code.find("extern __shared__") != std::string::npos)
+    throw std::logic_error("emit_host: an extern __shared__ declaration the host emitter does not know");
+  return code;
+}
+
+// The extern "C" entry point: unpacks the parameters, then runs each block of the range with
+// jiasu::HostBlocks: thread after thread (x fastest, as CUDA numbers them), or as fibers.
+std::string entry_point(const fe::Function& kernel, const std::string& name, FunctionEmitter& types, bool fibers) {
   std::string out = "extern \"C\" void " + name + "(const jiasu::HostLaunch* launch, void* const* params) {\n";
   std::string args = "thread";
   for (size_t i = 0; i < kernel.params.size(); ++i) {
@@ -109,21 +145,9 @@ std::string entry_point(const fe::Function& kernel, const std::string& name, Fun
     out += "  const " + type + " " + p + " = *static_cast<const " + type + "*>(params[" + std::to_string(i) + "]);\n";
     args += ", " + p;
   }
-  out +=
-      "  jiasu::HostThread thread{};\n"
-      "  thread.gridDim = {launch->grid[0], launch->grid[1], launch->grid[2]};\n"
-      "  thread.blockDim = {launch->block[0], launch->block[1], launch->block[2]};\n"
-      "  for (long long b = launch->block_begin; b < launch->block_end; ++b) {\n"
-      "    thread.blockIdx = {b % launch->grid[0], b / launch->grid[0] % launch->grid[1], "
-      "b / (launch->grid[0] * launch->grid[1])};\n"
-      "    for (long long z = 0; z < launch->block[2]; ++z)\n"
-      "      for (long long y = 0; y < launch->block[1]; ++y)\n"
-      "        for (long long x = 0; x < launch->block[0]; ++x) {\n"
-      "          thread.threadIdx = {x, y, z};\n"
-      "          jiasu_kernel_body(" + args + ");\n"
-      "        }\n"
-      "  }\n"
-      "}\n";
+  out += "  auto body = [&](const jiasu::HostThread& thread) { jiasu_kernel_body(" + args + "); };\n"
+         "  jiasu::HostBlocks blocks(launch);\n" +
+         std::string(fibers ? "  blocks.run_fibers(body);  // the kernel has barriers\n" : "  blocks.run(body);\n") + "}\n";
   return out;
 }
 
@@ -131,18 +155,20 @@ std::string entry_point(const fe::Function& kernel, const std::string& name, Fun
 }  // namespace cuda
 
 EmittedKernel emit_host(const fe::Program& program) {
-  for (const auto& fn : program.functions) cuda::refuse_scheduled(fn->body, *fn);
+  bool fibers = false;
+  for (const auto& fn : program.functions) fibers |= cuda::scan(fn->body, *fn);
   cuda::TupleStructs tuples;
   std::string functions;
   for (size_t i = 0; i < program.functions.size(); ++i)
-    functions += "\n" + cuda::FunctionEmitter(cuda::host_target(), *program.functions[i], program.sources[i]->source, tuples).emit();
+    functions += "\n" + cuda::host_dynamic_shared(
+        cuda::FunctionEmitter(cuda::host_target(), *program.functions[i], program.sources[i]->source, tuples).emit());
   const fe::Function& kernel = program.kernel();
   EmittedKernel out;
   out.entry_name = kernel.mangled_name.empty() ? cuda::user_name(kernel.name) : kernel.mangled_name;
   cuda::FunctionEmitter types(cuda::host_target(), kernel, program.sources.back()->source, tuples);
   out.source = cuda_runtime_header() + "\n// ---- generated by jiasu (host) from " + program.sources.back()->source.file +
                ": kernel " + kernel.name + "\n" + tuples.definitions() + functions + "\n" +
-               cuda::entry_point(kernel, out.entry_name, types);
+               cuda::entry_point(kernel, out.entry_name, types, fibers);
   return out;
 }
 

@@ -151,15 +151,190 @@ inline unsigned long long brev(unsigned long long x) { return reverse_bits(x, 64
 
 // ---- The host entry point: extern "C" void <entry>(const jiasu::HostLaunch*, void* const* params) runs
 // blocks [block_begin, block_end) of the grid (linear block b is x = b % grid[0], y = b / grid[0] % grid[1],
-// z = b / (grid[0] * grid[1])), each thread of a block in turn; params[i] points at argument i, packed as
-// for CUDA (arrays as ArrayC/ArrayA, scalars as their C type).
+// z = b / (grid[0] * grid[1])), one block after another on the calling OS thread; params[i] points at
+// argument i, packed as for CUDA (arrays as ArrayC/ArrayA, scalars as their C type). shared_bytes is the
+// dynamic shared memory of each block (the extent of shape-0 shared arrays), as CUDA's launch gives it.
 struct HostLaunch {
   long long grid[3], block[3];
   long long block_begin, block_end;
+  long long shared_bytes;
 };
 struct HostDim3 { long long x, y, z; };
 // What one thread of the kernel sees: every emitted function takes it first.
 struct HostThread { HostDim3 threadIdx, blockIdx, blockDim, gridDim; };
+
+}  // namespace jiasu
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+// Shared arrays: a block-scope thread_local array is static storage of the OS thread, and one OS thread
+// runs one block at a time (all its threads, as fibers or one after another), so it is the block's shared
+// memory. Its content at the start of a block is unspecified, as in CUDA (what the last block left).
+#define __shared__ thread_local
+namespace jiasu {
+namespace detail {
+
+// ---- The block scheduler. A kernel without barriers runs the threads of a block one after another. A
+// kernel with barriers runs them as fibers (ucontext), one stack each from one mapping with a guard page
+// below every stack: each fiber runs until it reaches a barrier or ends; once every fiber still running
+// has reached it, the barrier opens and they all continue. A thread that has returned counts as arrived at
+// every later barrier (what CUDA does in practice when all remaining threads reach it); its predicate is
+// not counted. Fibers run in thread order (x fastest) between barriers.
+struct HostBlock {
+  unsigned char* dynamic_shared = nullptr;
+  long long shared_bytes = 0;
+  // fibers
+  ucontext_t scheduler;
+  ucontext_t* contexts = nullptr;
+  HostThread* threads = nullptr;
+  unsigned char* done = nullptr;
+  long long current = 0;
+  long long arrived = 0, votes = 0;            // the barrier being reached
+  long long opened_arrived = 0, opened_votes = 0;  // the barrier that last opened
+  void (*invoke)(void* body, const HostThread& thread) = nullptr;
+  void* body = nullptr;
+};
+inline thread_local HostBlock* current_block = nullptr;
+
+inline void fiber_main() {
+  HostBlock& block = *current_block;
+  long long i = block.current;
+  block.invoke(block.body, block.threads[i]);
+  block.done[i] = 1;  // uc_link resumes the scheduler
+}
+
+// Waits until every running thread of the block has reached a barrier; `vote` is this thread's predicate.
+inline void barrier(bool vote) {
+  HostBlock& block = *current_block;
+  if (!block.contexts) return;  // threads run one after another: no barrier in the kernel (cannot happen)
+  block.arrived += 1;
+  block.votes += vote ? 1 : 0;
+  swapcontext(&block.contexts[block.current], &block.scheduler);
+}
+
+}  // namespace detail
+
+inline void syncthreads() { detail::barrier(false); }
+inline int syncthreads_count(bool p) {
+  detail::barrier(p);
+  return static_cast<int>(detail::current_block->opened_votes);
+}
+inline int syncthreads_and(bool p) {
+  detail::barrier(p);
+  return detail::current_block->opened_votes == detail::current_block->opened_arrived;
+}
+inline int syncthreads_or(bool p) {
+  detail::barrier(p);
+  return detail::current_block->opened_votes != 0;
+}
+inline long long dynamic_shared_bytes() { return detail::current_block->shared_bytes; }
+inline unsigned char* dynamic_shared_memory() { return detail::current_block->dynamic_shared; }
+
+// Runs the blocks of a launch; body(thread) runs one thread of the kernel.
+class HostBlocks {
+ public:
+  static constexpr long long fiber_stack_bytes = 64 * 1024;
+
+  explicit HostBlocks(const HostLaunch* launch) : launch_(*launch), previous_(detail::current_block) {
+    thread_.gridDim = {launch_.grid[0], launch_.grid[1], launch_.grid[2]};
+    thread_.blockDim = {launch_.block[0], launch_.block[1], launch_.block[2]};
+    threads_ = launch_.block[0] * launch_.block[1] * launch_.block[2];
+    if (launch_.shared_bytes > 0) {
+      state_.shared_bytes = launch_.shared_bytes;
+      state_.dynamic_shared = static_cast<unsigned char*>(aligned_alloc(64, (launch_.shared_bytes + 63) / 64 * 64));
+    }
+    detail::current_block = &state_;
+  }
+  ~HostBlocks() {
+    detail::current_block = previous_;
+    free(state_.dynamic_shared);
+    if (stacks_ != MAP_FAILED) munmap(stacks_, static_cast<size_t>(mapped_));
+    delete[] state_.contexts;
+    delete[] state_.threads;
+    delete[] state_.done;
+  }
+  HostBlocks(const HostBlocks&) = delete;
+  HostBlocks& operator=(const HostBlocks&) = delete;
+
+  // Threads one after another (kernels without barriers).
+  template <typename Body>
+  void run(Body& body) {
+    for (long long b = launch_.block_begin; b < launch_.block_end; ++b) {
+      thread_.blockIdx = block_index(b);
+      for (long long z = 0; z < launch_.block[2]; ++z)
+        for (long long y = 0; y < launch_.block[1]; ++y)
+          for (long long x = 0; x < launch_.block[0]; ++x) {
+            thread_.threadIdx = {x, y, z};
+            body(static_cast<const HostThread&>(thread_));
+          }
+    }
+  }
+
+  // Threads as fibers that switch at barriers.
+  template <typename Body>
+  void run_fibers(Body& body) {
+    if (threads_ <= 0 || launch_.block_begin >= launch_.block_end) return;
+    if (!allocate_fibers()) {
+      __builtin_trap();  // out of memory for the fiber stacks
+    }
+    state_.invoke = [](void* f, const HostThread& thread) { (*static_cast<Body*>(f))(thread); };
+    state_.body = &body;
+    ucontext_t pattern;
+    getcontext(&pattern);
+    const long long page = 4096, slot = fiber_stack_bytes + page;
+    for (long long b = launch_.block_begin; b < launch_.block_end; ++b) {
+      thread_.blockIdx = block_index(b);
+      for (long long i = 0; i < threads_; ++i) {
+        HostThread& t = state_.threads[i];
+        t = thread_;
+        t.threadIdx = {i % launch_.block[0], i / launch_.block[0] % launch_.block[1],
+                       i / (launch_.block[0] * launch_.block[1])};
+        ucontext_t& c = state_.contexts[i];
+        c = pattern;
+        c.uc_stack.ss_sp = static_cast<unsigned char*>(stacks_) + i * slot + page;
+        c.uc_stack.ss_size = static_cast<size_t>(fiber_stack_bytes);
+        c.uc_link = &state_.scheduler;
+        makecontext(&c, &detail::fiber_main, 0);
+        state_.done[i] = 0;
+      }
+      for (long long running = threads_; running > 0;) {
+        state_.arrived = state_.votes = 0;
+        for (long long i = 0; i < threads_; ++i) {
+          if (state_.done[i]) continue;
+          state_.current = i;
+          swapcontext(&state_.scheduler, &state_.contexts[i]);
+          if (state_.done[i]) --running;
+        }
+        state_.opened_arrived = state_.arrived;  // every running fiber waits at the barrier: open it
+        state_.opened_votes = state_.votes;
+      }
+    }
+  }
+
+ private:
+  HostDim3 block_index(long long b) const {
+    return {b % launch_.grid[0], b / launch_.grid[0] % launch_.grid[1], b / (launch_.grid[0] * launch_.grid[1])};
+  }
+  bool allocate_fibers() {
+    const long long page = 4096, slot = fiber_stack_bytes + page;
+    mapped_ = threads_ * slot;
+    stacks_ = mmap(nullptr, static_cast<size_t>(mapped_), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stacks_ == MAP_FAILED) return false;
+    for (long long i = 0; i < threads_; ++i)  // a guard page below each stack: an overflow faults
+      mprotect(static_cast<unsigned char*>(stacks_) + i * slot, static_cast<size_t>(page), PROT_NONE);
+    state_.contexts = new ucontext_t[threads_];
+    state_.threads = new HostThread[threads_];
+    state_.done = new unsigned char[threads_];
+    return true;
+  }
+
+  HostLaunch launch_;
+  detail::HostBlock* previous_;
+  detail::HostBlock state_;
+  HostThread thread_{};
+  long long threads_ = 0, mapped_ = 0;
+  void* stacks_ = MAP_FAILED;
+};
 
 }  // namespace jiasu
 )JIASU";

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -49,6 +50,13 @@ std::shared_ptr<const fe::FunctionSource> python(const std::string& text, Global
   return source;
 }
 
+GlobalValue int_value(int64_t value) {
+  GlobalValue g;
+  g.kind = GlobalValue::Int;
+  g.int_value = value;
+  return g;
+}
+
 GlobalValue device_function(const std::string& text) {
   GlobalValue g;
   g.kind = GlobalValue::Function;
@@ -60,6 +68,7 @@ GlobalValue device_function(const std::string& text) {
 struct Launch {
   long long grid[3], block[3];
   long long block_begin, block_end;
+  long long shared_bytes;
 };
 template <typename T, int N> struct ArrayC { T* data; long long shape[N]; };
 template <typename T, int N> struct ArrayA { T* data; long long shape[N]; long long strides[N]; };
@@ -99,13 +108,13 @@ class HostKernel {
   }
   bool ok() const { return entry_ != nullptr; }
 
-  // Runs the whole grid (or blocks [begin, end) when end >= 0).
+  // Runs the whole grid (or blocks [begin, end) when end >= 0), with shared_bytes of dynamic shared memory.
   void run(std::vector<long long> grid, std::vector<long long> block, std::vector<void*> params, long long begin = 0,
-           long long end = -1) const {
+           long long end = -1, long long shared_bytes = 0) const {
     ASSERT_TRUE(ok());
     grid.resize(3, 1);
     block.resize(3, 1);
-    Launch launch{{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, begin, end};
+    Launch launch{{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, begin, end, shared_bytes};
     if (end < 0) launch.block_end = grid[0] * grid[1] * grid[2];
     entry_(&launch, params.data());
   }
@@ -116,9 +125,11 @@ class HostKernel {
   Entry entry_ = nullptr;
 };
 
-std::unique_ptr<HostKernel> build(const std::string& text, const std::vector<Type>& signature, Globals globals = {}) {
+std::unique_ptr<HostKernel> build(const std::string& text, const std::vector<Type>& signature, Globals globals = {},
+                                  std::string* source = nullptr) {
   fe::Program program = fe::check(python(text, std::move(globals)), signature);
   emit::EmittedKernel kernel = emit::emit_host(program);
+  if (source) *source = kernel.source;
   return std::make_unique<HostKernel>(kernel.source, kernel.entry_name);
 }
 
@@ -332,19 +343,209 @@ TEST(EmitHost, HalfTypesRoundToNearestEven) {
   EXPECT_EQ(bf[3], 0x4040);  // 3.0
 }
 
-TEST(EmitHost, BarriersNeedTheBlockScheduler) {
+// ---- The block scheduler: barriers and shared memory
+
+TEST(EmitHost, KernelsWithoutBarriersRunThreadAfterThread) {
+  std::string source;
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def k(out):\n"
+      "    out[jiasu.grid(1)] = 1\n",
+      {array(DType::Int64)}, {}, &source);
+  EXPECT_NE(source.find("  blocks.run(body);\n"), std::string::npos);
+  EXPECT_EQ(source.find("blocks.run_fibers(body)"), std::string::npos);
+}
+
+TEST(EmitHost, BlockReductionInSharedMemory) {
+  std::string source;
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def block_sum(x, out):\n"
+      "    buf = jiasu.shared.array(256, np.int64)\n"
+      "    t = jiasu.threadIdx.x\n"
+      "    i = jiasu.grid(1)\n"
+      "    buf[t] = x[i] if i < x.size else 0\n"
+      "    jiasu.syncthreads()\n"
+      "    s = jiasu.blockDim.x // 2\n"
+      "    while s > 0:\n"
+      "        if t < s:\n"
+      "            buf[t] += buf[t + s]\n"
+      "        jiasu.syncthreads()\n"
+      "        s //= 2\n"
+      "    if t == 0:\n"
+      "        out[jiasu.blockIdx.x] = buf[0]\n",
+      {array(DType::Int64), array(DType::Int64)}, {}, &source);
+  EXPECT_NE(source.find("blocks.run_fibers(body)"), std::string::npos);
+  const long long blocks = 7, n = blocks * 256 - 100;
+  std::vector<int64_t> x(n), out(blocks, -1);
+  for (long long i = 0; i < n; ++i) x[i] = (i * 7919) % 100003 - 5000;
+  auto xv = view(x); auto ov = view(out);
+  k->run({blocks}, {256}, {&xv, &ov});
+  for (long long b = 0; b < blocks; ++b) {
+    int64_t expected = 0;
+    for (long long i = b * 256; i < std::min(n, (b + 1) * 256); ++i) expected += x[i];
+    EXPECT_EQ(out[b], expected) << b;
+  }
+}
+
+TEST(EmitHost, BarrierInABranchEveryThreadTakes) {
+  Globals globals;
+  globals["exchange"] = device_function(  // a barrier inside a device function
+      "@jiasu.func\n"
+      "def exchange(s, t, n):\n"
+      "    jiasu.syncthreads()\n"
+      "    return s[n - 1 - t]\n");
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def reverse(x, out, flag):\n"
+      "    s = jiasu.shared.array(64, np.float64)\n"
+      "    t = jiasu.threadIdx.x\n"
+      "    s[t] = x[jiasu.grid(1)]\n"
+      "    if flag > 0:\n"
+      "        out[jiasu.grid(1)] = exchange(s, t, jiasu.blockDim.x)\n"
+      "    else:\n"
+      "        out[jiasu.grid(1)] = -1.0\n",
+      {array(DType::Float64), array(DType::Float64), scalar(DType::Int64)}, globals);
+  std::vector<double> x(128), out(128);
+  for (int i = 0; i < 128; ++i) x[i] = 0.5 * i;
+  int64_t flag = 1;
+  auto xv = view(x); auto ov = view(out);
+  k->run({2}, {64}, {&xv, &ov, &flag});
+  for (int i = 0; i < 128; ++i) ASSERT_EQ(out[i], x[(i / 64) * 64 + 63 - i % 64]) << i;
+}
+
+TEST(EmitHost, SyncthreadsCountAndOr) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def votes(x, out):\n"
+      "    t = jiasu.threadIdx.x + jiasu.blockDim.x * jiasu.threadIdx.y\n"
+      "    v = x[jiasu.blockIdx.x * jiasu.blockDim.x * jiasu.blockDim.y + t]\n"
+      "    c = jiasu.syncthreads_count(v > 0)\n"
+      "    a = jiasu.syncthreads_and(v > 0)\n"
+      "    o = jiasu.syncthreads_or(v > 0)\n"
+      "    if t == 0:\n"
+      "        out[jiasu.blockIdx.x, 0] = c\n"
+      "        out[jiasu.blockIdx.x, 1] = a\n"
+      "        out[jiasu.blockIdx.x, 2] = o\n",
+      {array(DType::Int32), array(DType::Int32, 2)});
+  // 4 blocks of 8 x 4 threads: some positive, all positive, none positive, one positive
+  std::vector<int32_t> x(4 * 32, 0), out(4 * 3, -1);
+  for (int i = 0; i < 32; ++i) x[i] = i % 3 == 0 ? 1 : -1;  // 11 positive
+  for (int i = 32; i < 64; ++i) x[i] = 5;
+  x[96 + 17] = 1;
+  auto xv = view(x);
+  ArrayC<int32_t, 2> ov{out.data(), {4, 3}};
+  k->run({4}, {8, 4}, {&xv, &ov});
+  EXPECT_EQ(out, (std::vector<int32_t>{11, 0, 1, 32, 1, 1, 0, 0, 0, 1, 0, 1}));
+}
+
+TEST(EmitHost, TiledMatmulInSharedMemory) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def matmul(A, B, C):\n"
+      "    sA = jiasu.shared.array((TILE, TILE), np.float64)\n"
+      "    sB = jiasu.shared.array(shape=(TILE, TILE), dtype=np.float64)\n"
+      "    x, y = jiasu.grid(2)\n"
+      "    tx = jiasu.threadIdx.x\n"
+      "    ty = jiasu.threadIdx.y\n"
+      "    tmp = 0.0\n"
+      "    for i in range((A.shape[1] + TILE - 1) // TILE):\n"
+      "        sA[ty, tx] = 0\n"
+      "        sB[ty, tx] = 0\n"
+      "        if y < A.shape[0] and (tx + i * TILE) < A.shape[1]:\n"
+      "            sA[ty, tx] = A[y, tx + i * TILE]\n"
+      "        if x < B.shape[1] and (ty + i * TILE) < B.shape[0]:\n"
+      "            sB[ty, tx] = B[ty + i * TILE, x]\n"
+      "        jiasu.syncthreads()\n"
+      "        for j in range(TILE):\n"
+      "            tmp += sA[ty, j] * sB[j, tx]\n"
+      "        jiasu.syncthreads()\n"
+      "    if y < C.shape[0] and x < C.shape[1]:\n"
+      "        C[y, x] = tmp\n",
+      {array(DType::Float64, 2), array(DType::Float64, 2), array(DType::Float64, 2)}, {{"TILE", int_value(8)}});
+  const long long n = 37, m = 29, p = 21;  // C (n x p) = A (n x m) B (m x p); no side a multiple of 8
+  std::vector<double> a(n * m), b(m * p), c(n * p, -1);
+  for (long long i = 0; i < n * m; ++i) a[i] = (i % 17) - 8;  // small integers: every sum is exact
+  for (long long i = 0; i < m * p; ++i) b[i] = (i % 13) - 6;
+  ArrayC<double, 2> av{a.data(), {n, m}}, bv{b.data(), {m, p}}, cv{c.data(), {n, p}};
+  k->run({(p + 7) / 8, (n + 7) / 8}, {8, 8}, {&av, &bv, &cv});
+  for (long long i = 0; i < n; ++i)
+    for (long long j = 0; j < p; ++j) {
+      double expected = 0;
+      for (long long q = 0; q < m; ++q) expected += a[i * m + q] * b[q * p + j];
+      ASSERT_EQ(c[i * p + j], expected) << i << "," << j;
+    }
+}
+
+TEST(EmitHost, DynamicSharedMemory) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def rotate(x, out):\n"
+      "    s = jiasu.shared.array(0, np.float32)\n"
+      "    t = jiasu.threadIdx.x\n"
+      "    n = jiasu.blockDim.x\n"
+      "    s[t] = x[jiasu.grid(1)]\n"
+      "    jiasu.syncthreads()\n"
+      "    out[jiasu.grid(1)] = s[(t + 1) % n]\n",
+      {array(DType::Float32), array(DType::Float32)});
+  std::vector<float> x(3 * 100), out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * i;
+  auto xv = view(x); auto ov = view(out);
+  k->run({3}, {100}, {&xv, &ov}, 0, -1, 100 * sizeof(float));
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(out[i], x[(i / 100) * 100 + (i % 100 + 1) % 100]) << i;
+}
+
+TEST(EmitHost, EarlyReturnCountsAsArrivedAtLaterBarriers) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def tail(x, out, counts):\n"
+      "    s = jiasu.shared.array(128, np.int32)\n"
+      "    t = jiasu.threadIdx.x\n"
+      "    i = jiasu.grid(1)\n"
+      "    if i >= x.size:\n"
+      "        return\n"
+      "    s[t] = x[i]\n"
+      "    jiasu.syncthreads()\n"
+      "    c = jiasu.syncthreads_count(True)\n"
+      "    out[i] = s[0] + s[t // 2]\n"
+      "    if t == 0:\n"
+      "        counts[jiasu.blockIdx.x] = c\n",
+      {array(DType::Int32), array(DType::Int32), array(DType::Int32)});
+  const int n = 300;  // the last block of 128 threads has 44 running
+  std::vector<int32_t> x(n), out(n, -1), counts(3, -1);
+  for (int i = 0; i < n; ++i) x[i] = 3 * i + 1;
+  auto xv = view(x); auto ov = view(out); auto cv = view(counts);
+  k->run({3}, {128}, {&xv, &ov, &cv});
+  for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], x[(i / 128) * 128] + x[(i / 128) * 128 + (i % 128) / 2]) << i;
+  EXPECT_EQ(counts, (std::vector<int32_t>{128, 128, 44}));
+}
+
+TEST(EmitHost, LaneIdFollowsTheLinearThreadIndex) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def lanes(out):\n"
+      "    t = jiasu.threadIdx.x + jiasu.blockDim.x * jiasu.threadIdx.y\n"
+      "    out[t] = jiasu.laneid\n",
+      {array(DType::Int64)});
+  std::vector<int64_t> out(80, -1);
+  auto ov = view(out);
+  k->run({1}, {10, 8}, {&ov});
+  for (int i = 0; i < 80; ++i) ASSERT_EQ(out[i], i % 32) << i;
+}
+
+TEST(EmitHost, WarpOperationsNeedWarpsInTheScheduler) {
   fe::Program program = fe::check(python("@jiasu.kernel\n"
                                          "def k(out):\n"
                                          "    i = jiasu.grid(1)\n"
-                                         "    out[i] = 1\n"
-                                         "    jiasu.syncthreads()\n"),
+                                         "    out[i] = jiasu.shfl_down_sync(0xffffffff, out[i], 1)\n"),
                                   {array(DType::Int64)});
   try {
     emit::emit_host(program);
     ADD_FAILURE() << "no error";
   } catch (const BadValue& e) {
-    EXPECT_NE(std::string(e.what()).find("jiasu.syncthreads"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("needs the block scheduler (not available yet)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("jiasu.shfl_down_sync"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("needs warps in the block scheduler (not available yet)"), std::string::npos)
+        << e.what();
   }
 }
 
