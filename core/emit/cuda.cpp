@@ -117,10 +117,11 @@ void FunctionEmitter::declare_array(const fe::Local& local, const Expr& call) {
   if (shared && extents == std::vector<int64_t>{0}) {
     // Dynamic shared memory: every such array of a kernel starts at the same address (as in Numba), and its
     // extent is what the launch gave.
-    if (!dynamic_shared_declared_) line("extern __shared__ __align__(16) unsigned char jiasu_dynamic_shared[];");
+    if (!dynamic_shared_declared_ && !target_.dynamic_shared_declaration.empty())
+      line(target_.dynamic_shared_declaration);
     dynamic_shared_declared_ = true;
-    line(c_type(local.type) + " " + name + " = {reinterpret_cast<" + element + "*>(jiasu_dynamic_shared), " +
-         "{jiasu::dynamic_shared_bytes() / (long long)sizeof(" + element + ")}};");
+    line(c_type(local.type) + " " + name + " = {reinterpret_cast<" + element + "*>(" + target_.dynamic_shared_base +
+         "), {jiasu::dynamic_shared_bytes() / (long long)sizeof(" + element + ")}};");
     return;
   }
   int64_t size = 1;
@@ -130,7 +131,8 @@ void FunctionEmitter::declare_array(const fe::Local& local, const Expr& call) {
     dims += (dims.empty() ? "" : ", ") + std::to_string(extent) + "LL";
   }
   std::string storage = name + "storage";
-  line(std::string(shared ? "__shared__ " : "") + element + " " + storage + "[" + std::to_string(size) + "];");
+  line(shared ? target_.shared_array(element, storage, size)
+              : element + " " + storage + "[" + std::to_string(size) + "];");
   line(c_type(local.type) + " " + name + " = {" + storage + ", {" + dims + "}};");
 }
 

@@ -9,6 +9,7 @@
 // templates deduce the type the checker chose.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -47,6 +48,12 @@ struct Target {
   std::string (*spelling)(const fe::Builtin& builtin);
   // jiasu.grid(n) (grid) or jiasu.gridsize(n) along one axis, as a long long.
   std::string (*grid_axis)(bool grid, int axis);
+  // The declaration of a static shared array `element name[size]`: the block's own storage.
+  std::string (*shared_array)(const std::string& element, const std::string& name, int64_t size);
+  // Dynamic shared memory: the line that declares it in a function using it ("" for none), and its base
+  // address, an unsigned char* expression.
+  std::string dynamic_shared_declaration;
+  std::string dynamic_shared_base;
 };
 const Target& cuda_target();
 

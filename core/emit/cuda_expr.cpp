@@ -421,11 +421,17 @@ std::string cuda_grid_axis(bool grid, int axis) {
   return "((long long)blockDim." + a + " * gridDim." + a + ")";
 }
 
+std::string cuda_shared_array(const std::string& element, const std::string& name, int64_t size) {
+  return "__shared__ " + element + " " + name + "[" + std::to_string(size) + "];";
+}
+
 }  // namespace
 
 const Target& cuda_target() {
   static const Target target{"CUDA", "extern \"C\" __global__ void ", "", "__device__ ", "", "",
-                             cuda_spelling, cuda_grid_axis};
+                             cuda_spelling, cuda_grid_axis, cuda_shared_array,
+                             "extern __shared__ __align__(16) unsigned char jiasu_dynamic_shared[];",
+                             "jiasu_dynamic_shared"};
   return target;
 }
 

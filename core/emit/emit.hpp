@@ -23,9 +23,9 @@ EmittedKernel emit_cuda(const fe::Program& program);
 // runs every thread of blocks [launch->block_begin, launch->block_end) of the grid (linear block b is
 // x = b % grid[0], y = b / grid[0] % grid[1], z = b / (grid[0] * grid[1])); params[i] points at parameter
 // i packed as for emit_cuda(); launch->shared_bytes sizes dynamic shared memory. A kernel without barriers
-// runs its threads one after another; one with barriers runs them as fibers that switch at each barrier.
-// A `return` ends its thread only. Warp operations (shuffles, votes, syncwarp, activemask) still throw
-// BadValue: they need warps in the block scheduler.
+// or warp operations runs its threads one after another; any other runs them as fibers that switch at each
+// barrier, and whose warps (32 consecutive linear threads) meet at each warp operation (shuffles, votes,
+// syncwarp; masks are taken as the whole warp). A `return` ends its thread only.
 EmittedKernel emit_host(const fe::Program& program);
 
 // The runtime header both targets share: array views, Python semantics for //, %, **, casts,

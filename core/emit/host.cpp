@@ -3,15 +3,11 @@
 // `const jiasu::HostThread& jiasu_thread` first (thread and block indices are read from it), the kernel
 // body becomes a function called once per thread (so `return` ends that thread only), and the extern "C"
 // entry point runs a range of blocks with the runtime header's jiasu::HostBlocks: thread after thread, or,
-// when any function of the program has a barrier (decided here, per kernel), as fibers that switch at
-// each barrier. Shared arrays are thread_local arrays (the block's, as one OS thread runs one block at a
-// time); dynamic shared memory is the launch's shared_bytes.
-//
-// Warp operations (syncwarp, shuffles, votes, activemask) need warps in the scheduler: refused for now.
-#include <stdexcept>
-
+// when any function of the program has a barrier or a warp operation (decided here, per kernel), as fibers
+// that switch at each barrier and meet, warp by warp, at each warp operation (syncwarp, shuffles, votes).
+// Shared arrays are static thread_local arrays (the block's, as one OS thread runs one block at a time);
+// dynamic shared memory is the launch's shared_bytes, at jiasu::dynamic_shared_memory().
 #include "emit/cuda_emitter.hpp"
-#include "support/error.hpp"
 
 namespace jiasu::emit {
 namespace cuda {
@@ -21,8 +17,8 @@ using fe::BuiltinId;
 
 const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
 
-// A builtin needs warps in the block scheduler (not there yet): the lanes of a warp must run together.
-bool needs_scheduler(BuiltinId id) {
+// A warp operation: the lanes of a warp meet in the fiber scheduler.
+bool is_warp_operation(BuiltinId id) {
   switch (id) {
     case BuiltinId::SyncWarp: case BuiltinId::ShflSync: case BuiltinId::ShflUpSync: case BuiltinId::ShflDownSync:
     case BuiltinId::ShflXorSync:
@@ -70,6 +66,15 @@ std::string host_spelling(const fe::Builtin& b) {
     case BuiltinId::SyncThreadsOr: return "jiasu::syncthreads_or";
     case BuiltinId::ThreadFence: case BuiltinId::ThreadFenceBlock: case BuiltinId::ThreadFenceSys:
       return "jiasu::threadfence";
+    case BuiltinId::SyncWarp: return "jiasu::syncwarp";
+    case BuiltinId::ShflSync: return "jiasu::shfl_sync";
+    case BuiltinId::ShflUpSync: return "jiasu::shfl_up_sync";
+    case BuiltinId::ShflDownSync: return "jiasu::shfl_down_sync";
+    case BuiltinId::ShflXorSync: return "jiasu::shfl_xor_sync";
+    case BuiltinId::BallotSync: return "jiasu::ballot_sync";
+    case BuiltinId::AnySync: return "jiasu::any_sync";
+    case BuiltinId::AllSync: return "jiasu::all_sync";
+    case BuiltinId::ActiveMask: return "jiasu::activemask";
     default:
       break;
   }
@@ -88,50 +93,44 @@ std::string host_grid_axis(bool grid, int axis) {
   return "(" + t + "blockDim." + a + " * " + t + "gridDim." + a + ")";
 }
 
+// Shared arrays: static storage of the OS thread, and one OS thread runs one block at a time (all its
+// threads, as fibers or one after another), so it is the block's shared memory. Its content at the start
+// of a block is unspecified, as in CUDA (what the last block run on that OS thread left).
+std::string host_shared_array(const std::string& element, const std::string& name, int64_t size) {
+  return "static thread_local " + element + " " + name + "[" + std::to_string(size) + "];";
+}
+
 const Target& host_target() {
   static const Target target{"host C++", "static void ", "jiasu_kernel_body", "static ",
-                             "const jiasu::HostThread& jiasu_thread", "jiasu_thread", host_spelling, host_grid_axis};
+                             "const jiasu::HostThread& jiasu_thread", "jiasu_thread", host_spelling, host_grid_axis,
+                             host_shared_array, "", "jiasu::dynamic_shared_memory()"};
   return target;
 }
 
-// Throws BadValue for the first use of a builtin that needs warps; true when the code has a barrier.
-bool scan(const fe::Expr& e, const fe::Function& fn) {
-  bool barrier = false;
+// True when the code has a barrier or a warp operation: its threads must run as fibers.
+bool scan(const fe::Expr& e) {
+  bool fibers = false;
   if (e.meaning == fe::Meaning::Builtin && e.builtin >= 0 &&
       (e.kind == fe::ExprKind::Call || e.kind == fe::ExprKind::Attribute)) {
-    const fe::Builtin& b = fe::builtin(e.builtin);
-    if (needs_scheduler(b.id))
-      throw BadValue("the CPU backend cannot run " + fn.name + "(): " + b.path + " (line " + std::to_string(e.loc.line) +
-                     ") needs warps in the block scheduler (not available yet)");
-    barrier = is_barrier(b.id);
+    const fe::BuiltinId id = fe::builtin(e.builtin).id;
+    fibers = is_barrier(id) || is_warp_operation(id);
   }
   for (const fe::ExprPtr& arg : e.args)
-    if (arg) barrier |= scan(*arg, fn);
-  return barrier;
+    if (arg) fibers |= scan(*arg);
+  return fibers;
 }
 
-bool scan(const std::vector<fe::StmtPtr>& body, const fe::Function& fn) {
-  bool barrier = false;
+bool scan(const std::vector<fe::StmtPtr>& body) {
+  bool fibers = false;
   for (const fe::StmtPtr& s : body) {
-    if (s->value) barrier |= scan(*s->value, fn);
-    if (s->test) barrier |= scan(*s->test, fn);
+    if (s->value) fibers |= scan(*s->value);
+    if (s->test) fibers |= scan(*s->test);
     for (const fe::ExprPtr& target : s->targets)
-      if (target) barrier |= scan(*target, fn);
-    barrier |= scan(s->body, fn);
-    barrier |= scan(s->orelse, fn);
+      if (target) fibers |= scan(*target);
+    fibers |= scan(s->body);
+    fibers |= scan(s->orelse);
   }
-  return barrier;
-}
-
-// The host form of dynamic shared memory: the CUDA emitter declares it as an extern __shared__ array.
-std::string host_dynamic_shared(std::string code) {
-  const std::string cuda = "extern __shared__ __align__(16) unsigned char jiasu_dynamic_shared[];";
-  const std::string host = "unsigned char* const jiasu_dynamic_shared = jiasu::dynamic_shared_memory();";
-  for (size_t at = code.find(cuda); at != std::string::npos; at = code.find(cuda, at + host.size()))
-    code.replace(at, cuda.size(), host);
-  if (code.find("extern __shared__") != std::string::npos)
-    throw std::logic_error("emit_host: an extern __shared__ declaration the host emitter does not know");
-  return code;
+  return fibers;
 }
 
 // The extern "C" entry point: unpacks the parameters, then runs each block of the range with
@@ -147,7 +146,9 @@ std::string entry_point(const fe::Function& kernel, const std::string& name, Fun
   }
   out += "  auto body = [&](const jiasu::HostThread& thread) { jiasu_kernel_body(" + args + "); };\n"
          "  jiasu::HostBlocks blocks(launch);\n" +
-         std::string(fibers ? "  blocks.run_fibers(body);  // the kernel has barriers\n" : "  blocks.run(body);\n") + "}\n";
+         std::string(fibers ? "  blocks.run_fibers(body);  // the kernel has barriers or warp operations\n"
+                            : "  blocks.run(body);\n") +
+         "}\n";
   return out;
 }
 
@@ -156,12 +157,12 @@ std::string entry_point(const fe::Function& kernel, const std::string& name, Fun
 
 EmittedKernel emit_host(const fe::Program& program) {
   bool fibers = false;
-  for (const auto& fn : program.functions) fibers |= cuda::scan(fn->body, *fn);
+  for (const auto& fn : program.functions) fibers |= cuda::scan(fn->body);
   cuda::TupleStructs tuples;
   std::string functions;
   for (size_t i = 0; i < program.functions.size(); ++i)
-    functions += "\n" + cuda::host_dynamic_shared(
-        cuda::FunctionEmitter(cuda::host_target(), *program.functions[i], program.sources[i]->source, tuples).emit());
+    functions += "\n" + cuda::FunctionEmitter(cuda::host_target(), *program.functions[i], program.sources[i]->source,
+                                              tuples).emit();
   const fe::Function& kernel = program.kernel();
   EmittedKernel out;
   out.entry_name = kernel.mangled_name.empty() ? cuda::user_name(kernel.name) : kernel.mangled_name;

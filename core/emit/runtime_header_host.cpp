@@ -164,22 +164,51 @@ struct HostDim3 { long long x, y, z; };
 struct HostThread { HostDim3 threadIdx, blockIdx, blockDim, gridDim; };
 
 }  // namespace jiasu
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <ucontext.h>
-// Shared arrays: a block-scope thread_local array is static storage of the OS thread, and one OS thread
-// runs one block at a time (all its threads, as fibers or one after another), so it is the block's shared
-// memory. Its content at the start of a block is unspecified, as in CUDA (what the last block left).
-#define __shared__ thread_local
 namespace jiasu {
 namespace detail {
 
-// ---- The block scheduler. A kernel without barriers runs the threads of a block one after another. A
-// kernel with barriers runs them as fibers (ucontext), one stack each from one mapping with a guard page
-// below every stack: each fiber runs until it reaches a barrier or ends; once every fiber still running
-// has reached it, the barrier opens and they all continue. A thread that has returned counts as arrived at
+// ---- The block scheduler. A kernel without barriers or warp operations runs the threads of a block one
+// after another. Any other kernel runs them as fibers (ucontext), one stack each from one mapping with a
+// guard page below every stack.
+//
+// Block barriers: each fiber runs until it reaches a barrier or ends; once every fiber still running has
+// reached it, the barrier opens and they all continue. A thread that has returned counts as arrived at
 // every later barrier (what CUDA does in practice when all remaining threads reach it); its predicate is
-// not counted. Fibers run in thread order (x fastest) between barriers.
+// not counted.
+//
+// Warps: 32 consecutive linear threads of the block (x fastest), the last warp possibly partial. A warp
+// operation (shuffle, vote, syncwarp) is a rendezvous of the warp's live lanes (those that exist and have
+// not returned): each lane deposits its value and switches away until the last one arrives, which computes
+// every lane's result; the others then continue with theirs. Masks are taken as naming the whole warp (a
+// rendezvous waits for every live lane); ballot/any/all only count the lanes of the mask. A shuffle from a
+// lane that does not take part (absent or returned) gives the lane its own value. activemask is a soft
+// rendezvous: it gives the lanes that reach it before the warp can go no further (all the live lanes when
+// the warp runs in step; those of one branch when the others wait at a barrier, at another warp operation
+// or have returned).
+//
+// The scheduler runs each warp until all its lanes wait at the block barrier or have ended (lanes in
+// thread order, again and again while warp rendezvous complete), warp after warp, then opens the barrier.
+// Lanes of one warp waiting, some at a warp operation and some at a block barrier, or lanes reaching
+// different warp operations together (activemask aside), are a deadlock on the device: here they abort
+// with a message.
+enum : unsigned char { fiber_ready = 0, fiber_done = 1, fiber_at_barrier = 2, fiber_at_warp = 3 };
+enum class WarpOp : int { shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, sync, active };
+
+struct HostWarp {
+  int live = 0;              // lanes that exist and have not returned
+  int arrived = 0;           // lanes waiting at the rendezvous being formed
+  unsigned arrived_mask = 0;
+  WarpOp op = WarpOp::sync;
+  unsigned long long value[32];
+  long long arg[32];         // source lane, delta or lane mask
+  unsigned mask[32];
+  unsigned long long result[32];
+};
+
 struct HostBlock {
   unsigned char* dynamic_shared = nullptr;
   long long shared_bytes = 0;
@@ -187,7 +216,8 @@ struct HostBlock {
   ucontext_t scheduler;
   ucontext_t* contexts = nullptr;
   HostThread* threads = nullptr;
-  unsigned char* done = nullptr;
+  unsigned char* state = nullptr;  // fiber_ready, fiber_done, ...
+  HostWarp* warps = nullptr;
   long long current = 0;
   long long arrived = 0, votes = 0;            // the barrier being reached
   long long opened_arrived = 0, opened_votes = 0;  // the barrier that last opened
@@ -196,11 +226,18 @@ struct HostBlock {
 };
 inline thread_local HostBlock* current_block = nullptr;
 
+[[noreturn]] inline void scheduler_failure(const char* what, long long warp) {
+  fprintf(stderr, "jiasu (CPU backend): warp %lld of block (%lld, %lld, %lld): %s\n", warp,
+          current_block->threads[0].blockIdx.x, current_block->threads[0].blockIdx.y,
+          current_block->threads[0].blockIdx.z, what);
+  abort();
+}
+
 inline void fiber_main() {
   HostBlock& block = *current_block;
   long long i = block.current;
   block.invoke(block.body, block.threads[i]);
-  block.done[i] = 1;  // uc_link resumes the scheduler
+  block.state[i] = fiber_done;  // uc_link resumes the scheduler
 }
 
 // Waits until every running thread of the block has reached a barrier; `vote` is this thread's predicate.
@@ -209,7 +246,86 @@ inline void barrier(bool vote) {
   if (!block.contexts) return;  // threads run one after another: no barrier in the kernel (cannot happen)
   block.arrived += 1;
   block.votes += vote ? 1 : 0;
+  block.state[block.current] = fiber_at_barrier;
   swapcontext(&block.contexts[block.current], &block.scheduler);
+}
+
+// Every live lane of warp w has arrived: each one's result, then they all may continue.
+inline void complete_warp(HostBlock& block, long long w) {
+  HostWarp& warp = block.warps[w];
+  const unsigned present = warp.arrived_mask;
+  unsigned ballot = 0;
+  for (int l = 0; l < 32; ++l)
+    if ((present >> l & 1u) && warp.value[l]) ballot |= 1u << l;
+  for (int l = 0; l < 32; ++l) {
+    if (!(present >> l & 1u)) continue;
+    const long long a = warp.arg[l];
+    const unsigned m = warp.mask[l];
+    long long source = l;  // as PTX's shfl.sync with a width of 32: out of range gives the own value
+    switch (warp.op) {
+      case WarpOp::shfl_idx: source = a & 31; break;
+      case WarpOp::shfl_up: source = l - static_cast<long long>(static_cast<unsigned>(a)); break;
+      case WarpOp::shfl_down: source = l + static_cast<long long>(static_cast<unsigned>(a)); break;
+      case WarpOp::shfl_xor: source = l ^ static_cast<long long>(static_cast<unsigned>(a)); break;
+      default: break;
+    }
+    if (source < 0 || source > 31 || !(present >> source & 1u)) source = l;
+    switch (warp.op) {
+      case WarpOp::ballot: warp.result[l] = ballot & m; break;
+      case WarpOp::any: warp.result[l] = (ballot & m) != 0; break;
+      case WarpOp::all: warp.result[l] = (ballot & m) == (present & m); break;
+      case WarpOp::sync: warp.result[l] = 0; break;
+      case WarpOp::active: warp.result[l] = present; break;
+      default: warp.result[l] = warp.value[source]; break;
+    }
+  }
+  warp.arrived = 0;
+  warp.arrived_mask = 0;
+  for (int l = 0; l < 32; ++l)
+    if ((present >> l & 1u) && block.state[w * 32 + l] == fiber_at_warp) block.state[w * 32 + l] = fiber_ready;
+}
+
+// This lane's part of a warp operation: its value and argument in, its result out.
+inline unsigned long long warp_exchange(WarpOp op, unsigned mask, unsigned long long value, long long arg) {
+  HostBlock& block = *current_block;
+  const long long i = block.current, w = i / 32;
+  const int lane = static_cast<int>(i % 32);
+  HostWarp& warp = block.warps[w];
+  if (warp.arrived > 0 && warp.op != op) {
+    if (warp.op == WarpOp::active) complete_warp(block, w);  // the lanes there ran apart from this one
+    else if (op == WarpOp::active) return 1u << lane;         // this lane runs apart from the waiting ones
+    else scheduler_failure("lanes reached different warp operations together", w);
+  }
+  if (warp.arrived == 0) warp.op = op;
+  warp.value[lane] = value;
+  warp.arg[lane] = arg;
+  warp.mask[lane] = mask;
+  warp.arrived_mask |= 1u << lane;
+  if (++warp.arrived == warp.live) {
+    complete_warp(block, w);
+  } else {
+    block.state[i] = fiber_at_warp;
+    swapcontext(&block.contexts[i], &block.scheduler);
+  }
+  return warp.result[lane];
+}
+
+// A lane of warp w has returned: a rendezvous may now have all the live lanes it waits for.
+inline void lane_returned(HostBlock& block, long long w) {
+  HostWarp& warp = block.warps[w];
+  --warp.live;
+  if (warp.arrived > 0 && warp.arrived == warp.live) complete_warp(block, w);
+}
+
+template <typename T> inline unsigned long long to_bits(T v) {
+  unsigned long long bits = 0;
+  __builtin_memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+template <typename T> inline T from_bits(unsigned long long bits) {
+  T v;
+  __builtin_memcpy(&v, &bits, sizeof(T));
+  return v;
 }
 
 }  // namespace detail
@@ -229,6 +345,33 @@ inline int syncthreads_or(bool p) {
 }
 inline long long dynamic_shared_bytes() { return detail::current_block->shared_bytes; }
 inline unsigned char* dynamic_shared_memory() { return detail::current_block->dynamic_shared; }
+
+// ---- Warp operations (the kernel runs as fibers)
+template <typename T> inline T shfl_sync(unsigned mask, T v, int src_lane) {
+  return detail::from_bits<T>(detail::warp_exchange(detail::WarpOp::shfl_idx, mask, detail::to_bits(v), src_lane));
+}
+template <typename T> inline T shfl_up_sync(unsigned mask, T v, int delta) {
+  return detail::from_bits<T>(detail::warp_exchange(detail::WarpOp::shfl_up, mask, detail::to_bits(v), delta));
+}
+template <typename T> inline T shfl_down_sync(unsigned mask, T v, int delta) {
+  return detail::from_bits<T>(detail::warp_exchange(detail::WarpOp::shfl_down, mask, detail::to_bits(v), delta));
+}
+template <typename T> inline T shfl_xor_sync(unsigned mask, T v, int lane_mask) {
+  return detail::from_bits<T>(detail::warp_exchange(detail::WarpOp::shfl_xor, mask, detail::to_bits(v), lane_mask));
+}
+inline unsigned ballot_sync(unsigned mask, bool p) {
+  return static_cast<unsigned>(detail::warp_exchange(detail::WarpOp::ballot, mask, p, 0));
+}
+inline int any_sync(unsigned mask, bool p) {
+  return static_cast<int>(detail::warp_exchange(detail::WarpOp::any, mask, p, 0));
+}
+inline int all_sync(unsigned mask, bool p) {
+  return static_cast<int>(detail::warp_exchange(detail::WarpOp::all, mask, p, 0));
+}
+inline void syncwarp(unsigned mask = 0xffffffffu) { detail::warp_exchange(detail::WarpOp::sync, mask, 0, 0); }
+inline unsigned activemask() {
+  return static_cast<unsigned>(detail::warp_exchange(detail::WarpOp::active, 0xffffffffu, 0, 0));
+}
 
 // Runs the blocks of a launch; body(thread) runs one thread of the kernel.
 class HostBlocks {
@@ -251,7 +394,8 @@ class HostBlocks {
     if (stacks_ != MAP_FAILED) munmap(stacks_, static_cast<size_t>(mapped_));
     delete[] state_.contexts;
     delete[] state_.threads;
-    delete[] state_.done;
+    delete[] state_.state;
+    delete[] state_.warps;
   }
   HostBlocks(const HostBlocks&) = delete;
   HostBlocks& operator=(const HostBlocks&) = delete;
@@ -270,7 +414,7 @@ class HostBlocks {
     }
   }
 
-  // Threads as fibers that switch at barriers.
+  // Threads as fibers that switch at barriers and warp operations.
   template <typename Body>
   void run_fibers(Body& body) {
     if (threads_ <= 0 || launch_.block_begin >= launch_.block_end) return;
@@ -295,18 +439,44 @@ class HostBlocks {
         c.uc_stack.ss_size = static_cast<size_t>(fiber_stack_bytes);
         c.uc_link = &state_.scheduler;
         makecontext(&c, &detail::fiber_main, 0);
-        state_.done[i] = 0;
+        state_.state[i] = detail::fiber_ready;
+      }
+      for (long long w = 0; w < warps_; ++w) {
+        detail::HostWarp& warp = state_.warps[w];
+        warp.live = static_cast<int>((w + 1) * 32 <= threads_ ? 32 : threads_ - w * 32);
+        warp.arrived = 0;
+        warp.arrived_mask = 0;
       }
       for (long long running = threads_; running > 0;) {
         state_.arrived = state_.votes = 0;
-        for (long long i = 0; i < threads_; ++i) {
-          if (state_.done[i]) continue;
-          state_.current = i;
-          swapcontext(&state_.scheduler, &state_.contexts[i]);
-          if (state_.done[i]) --running;
+        for (long long w = 0; w < warps_; ++w) {  // each warp until its lanes wait at the barrier or ended
+          const long long first = w * 32, last = first + 32 < threads_ ? first + 32 : threads_;
+          for (bool resumed = true; resumed;) {
+            resumed = false;
+            for (long long i = first; i < last; ++i) {
+              if (state_.state[i] != detail::fiber_ready) continue;
+              resumed = true;
+              state_.current = i;
+              swapcontext(&state_.scheduler, &state_.contexts[i]);
+              if (state_.state[i] == detail::fiber_done) {
+                --running;
+                detail::lane_returned(state_, w);
+              }
+            }
+            detail::HostWarp& warp = state_.warps[w];
+            if (!resumed && warp.arrived > 0 && warp.op == detail::WarpOp::active) {  // no lane can join them
+              detail::complete_warp(state_, w);
+              resumed = true;
+            }
+          }
+          for (long long i = first; i < last; ++i)
+            if (state_.state[i] == detail::fiber_at_warp)
+              detail::scheduler_failure("lanes wait at a warp operation while others wait at a block barrier", w);
         }
         state_.opened_arrived = state_.arrived;  // every running fiber waits at the barrier: open it
         state_.opened_votes = state_.votes;
+        for (long long i = 0; i < threads_; ++i)
+          if (state_.state[i] == detail::fiber_at_barrier) state_.state[i] = detail::fiber_ready;
       }
     }
   }
@@ -324,7 +494,9 @@ class HostBlocks {
       mprotect(static_cast<unsigned char*>(stacks_) + i * slot, static_cast<size_t>(page), PROT_NONE);
     state_.contexts = new ucontext_t[threads_];
     state_.threads = new HostThread[threads_];
-    state_.done = new unsigned char[threads_];
+    state_.state = new unsigned char[threads_];
+    warps_ = (threads_ + 31) / 32;
+    state_.warps = new detail::HostWarp[warps_];
     return true;
   }
 
@@ -332,7 +504,7 @@ class HostBlocks {
   detail::HostBlock* previous_;
   detail::HostBlock state_;
   HostThread thread_{};
-  long long threads_ = 0, mapped_ = 0;
+  long long threads_ = 0, warps_ = 0, mapped_ = 0;
   void* stacks_ = MAP_FAILED;
 };
 

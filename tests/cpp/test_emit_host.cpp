@@ -533,20 +533,243 @@ TEST(EmitHost, LaneIdFollowsTheLinearThreadIndex) {
   for (int i = 0; i < 80; ++i) ASSERT_EQ(out[i], i % 32) << i;
 }
 
-TEST(EmitHost, WarpOperationsNeedWarpsInTheScheduler) {
-  fe::Program program = fe::check(python("@jiasu.kernel\n"
-                                         "def k(out):\n"
-                                         "    i = jiasu.grid(1)\n"
-                                         "    out[i] = jiasu.shfl_down_sync(0xffffffff, out[i], 1)\n"),
-                                  {array(DType::Int64)});
-  try {
-    emit::emit_host(program);
-    ADD_FAILURE() << "no error";
-  } catch (const BadValue& e) {
-    EXPECT_NE(std::string(e.what()).find("jiasu.shfl_down_sync"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("needs warps in the block scheduler (not available yet)"), std::string::npos)
-        << e.what();
+// ---- Warps: 32 consecutive linear threads of a block meet at each warp operation
+
+TEST(EmitHost, WarpShuffleReductionThenBlockReduction) {
+  std::string source;
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def block_sum(x, warps, out):\n"
+      "    partial = jiasu.shared.array(32, np.int64)\n"
+      "    i = jiasu.grid(1)\n"
+      "    t = jiasu.threadIdx.x\n"
+      "    v = x[i] if i < x.size else 0\n"
+      "    offset = 16\n"
+      "    while offset > 0:\n"
+      "        v += jiasu.shfl_down_sync(0xffffffff, v, offset)\n"
+      "        offset //= 2\n"
+      "    if jiasu.laneid == 0:\n"
+      "        warps[i // 32] = v\n"
+      "        partial[t // 32] = v\n"
+      "    jiasu.syncthreads()\n"
+      "    if t < 32:\n"
+      "        v = partial[t] if t < jiasu.blockDim.x // 32 else 0\n"
+      "        offset = 16\n"
+      "        while offset > 0:\n"
+      "            v += jiasu.shfl_down_sync(0xffffffff, v, offset)\n"
+      "            offset //= 2\n"
+      "        if t == 0:\n"
+      "            out[jiasu.blockIdx.x] = v\n",
+      {array(DType::Int64), array(DType::Int64), array(DType::Int64)}, {}, &source);
+  EXPECT_NE(source.find("blocks.run_fibers(body)"), std::string::npos);
+  const long long blocks = 5, threads = 256, n = blocks * threads - 77;
+  std::vector<int64_t> x(n), warps(blocks * threads / 32, -1), out(blocks, -1);
+  for (long long i = 0; i < n; ++i) x[i] = (i * 7919) % 100003 - 50000;
+  auto xv = view(x); auto wv = view(warps); auto ov = view(out);
+  k->run({blocks}, {threads}, {&xv, &wv, &ov});
+  for (size_t w = 0; w < warps.size(); ++w) {
+    int64_t expected = 0;
+    for (long long i = w * 32; i < std::min<long long>(n, (w + 1) * 32); ++i) expected += x[i];
+    ASSERT_EQ(warps[w], expected) << w;
   }
+  int64_t total = 0;
+  for (long long b = 0; b < blocks; ++b) {
+    int64_t expected = 0;
+    for (long long i = b * threads; i < std::min(n, (b + 1) * threads); ++i) expected += x[i];
+    EXPECT_EQ(out[b], expected) << b;
+    total += out[b];
+  }
+  int64_t exact = 0;
+  for (int64_t v : x) exact += v;
+  EXPECT_EQ(total, exact);
+}
+
+TEST(EmitHost, ShflXorButterflyGivesEveryLaneTheWarpSum) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def butterfly(x, out, biggest):\n"
+      "    i = jiasu.grid(1)\n"
+      "    v = x[i]\n"
+      "    m = x[i]\n"
+      "    mask = 16\n"
+      "    while mask > 0:\n"
+      "        v += jiasu.shfl_xor_sync(0xffffffff, v, mask)\n"
+      "        m = max(m, jiasu.shfl_xor_sync(0xffffffff, m, mask))\n"
+      "        mask //= 2\n"
+      "    out[i] = v\n"
+      "    biggest[i] = m\n",
+      {array(DType::Float64), array(DType::Float64), array(DType::Float64)});
+  const int n = 3 * 64;  // blocks of 2 x 32 threads: 2 warps each, warps follow the linear index
+  std::vector<double> x(n), out(n, -1), biggest(n, -1);
+  for (int i = 0; i < n; ++i) x[i] = (i * 37) % 101 - 50;  // small integers: every sum is exact
+  auto xv = view(x); auto ov = view(out); auto bv = view(biggest);
+  k->run({3}, {64}, {&xv, &ov, &bv});
+  for (int w = 0; w < n / 32; ++w) {
+    double sum = 0, most = -1e300;
+    for (int l = 0; l < 32; ++l) sum += x[w * 32 + l], most = std::max(most, x[w * 32 + l]);
+    for (int l = 0; l < 32; ++l) {
+      ASSERT_EQ(out[w * 32 + l], sum) << w << "," << l;
+      ASSERT_EQ(biggest[w * 32 + l], most) << w << "," << l;
+    }
+  }
+}
+
+TEST(EmitHost, ShflIndexAndUpOverTwoDimensionalBlocksAndAPartialWarp) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def shuffles(x, third, scan, down):\n"
+      "    t = jiasu.threadIdx.x + jiasu.blockDim.x * jiasu.threadIdx.y\n"
+      "    i = jiasu.blockIdx.x * jiasu.blockDim.x * jiasu.blockDim.y + t\n"
+      "    v = x[i]\n"
+      "    third[i] = jiasu.shfl_sync(0xffffffff, v, 3)\n"
+      "    s = v\n"
+      "    d = 1\n"
+      "    while d < 32:\n"
+      "        u = jiasu.shfl_up_sync(0xffffffff, s, d)\n"
+      "        if jiasu.laneid >= d:\n"
+      "            s += u\n"
+      "        d *= 2\n"
+      "    scan[i] = s\n"
+      "    down[i] = jiasu.shfl_down_sync(0xffffffff, v, 1)\n",
+      {array(DType::Int32), array(DType::Int32), array(DType::Int32), array(DType::Int32)});
+  const int per_block = 8 * 5, blocks = 2, n = per_block * blocks;  // warps of 32 and 8 lanes per block
+  std::vector<int32_t> x(n), third(n, -1), scan(n, -1), down(n, -1);
+  for (int i = 0; i < n; ++i) x[i] = (i * 13) % 29 - 7;
+  auto xv = view(x); auto tv = view(third); auto sv = view(scan); auto dv = view(down);
+  k->run({blocks}, {8, 5}, {&xv, &tv, &sv, &dv});
+  for (int i = 0; i < n; ++i) {
+    const int t = i % per_block, first = i - t + t / 32 * 32, lane = t % 32;
+    const int lanes = std::min(32, per_block - t / 32 * 32);
+    ASSERT_EQ(third[i], x[first + 3]) << i;
+    int32_t prefix = 0;
+    for (int l = 0; l <= lane; ++l) prefix += x[first + l];
+    ASSERT_EQ(scan[i], prefix) << i;
+    // from lane + 1; the last lane (of a full warp, or of the partial one) keeps its own value
+    ASSERT_EQ(down[i], lane + 1 < lanes ? x[i + 1] : x[i]) << i;
+  }
+}
+
+TEST(EmitHost, BallotAnyAllWithAKnownPattern) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def votes(x, ballots, low, anys, alls, nones):\n"
+      "    i = jiasu.grid(1)\n"
+      "    p = x[i] > 0\n"
+      "    ballots[i] = jiasu.ballot_sync(0xffffffff, p)\n"
+      "    low[i] = jiasu.ballot_sync(0x0000ffff, p)\n"
+      "    anys[i] = jiasu.any_sync(0xffffffff, p)\n"
+      "    alls[i] = jiasu.all_sync(0xffffffff, p)\n"
+      "    nones[i] = jiasu.any_sync(0xffffffff, x[i] > 1000) or jiasu.all_sync(0xffff0000, x[i] > 0)\n",
+      {array(DType::Int32), array(DType::UInt32), array(DType::UInt32), array(DType::Bool), array(DType::Bool),
+       array(DType::Bool)});
+  // 4 warps: every third lane positive; all positive; none positive; only lane 17 positive
+  const int n = 128;
+  std::vector<int32_t> x(n, -5);
+  for (int l = 0; l < 32; l += 3) x[l] = 1;
+  for (int l = 32; l < 64; ++l) x[l] = 7;
+  x[96 + 17] = 2;
+  std::vector<uint32_t> ballots(n), low(n);
+  std::vector<uint8_t> anys(n, 9), alls(n, 9), nones(n, 9);
+  auto xv = view(x); auto bv = view(ballots); auto lv = view(low);
+  ArrayC<uint8_t, 1> av{anys.data(), {n}}, allv{alls.data(), {n}}, nv{nones.data(), {n}};
+  k->run({2}, {64}, {&xv, &bv, &lv, &av, &allv, &nv});
+  const uint32_t thirds = 0x49249249u;  // lanes 0, 3, ..., 30
+  const uint32_t expected_ballot[4] = {thirds, 0xffffffffu, 0u, 1u << 17};
+  const uint8_t expected_any[4] = {1, 1, 0, 1}, expected_all[4] = {0, 1, 0, 0};
+  const uint8_t expected_none[4] = {0, 1, 0, 0};  // all_sync over lanes 16..31: only warp 1 has them all positive
+  for (int i = 0; i < n; ++i) {
+    const int w = i / 32;
+    ASSERT_EQ(ballots[i], expected_ballot[w]) << i;
+    ASSERT_EQ(low[i], expected_ballot[w] & 0xffffu) << i;
+    ASSERT_EQ(anys[i], expected_any[w]) << i;
+    ASSERT_EQ(alls[i], expected_all[w]) << i;
+    ASSERT_EQ(nones[i], expected_none[w]) << i;
+  }
+}
+
+TEST(EmitHost, ActiveMaskAndSyncWarp) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def masks(x, full, swapped, after):\n"
+      "    s = jiasu.shared.array(64, np.int64)\n"
+      "    t = jiasu.threadIdx.x\n"
+      "    i = jiasu.grid(1)\n"
+      "    full[i] = jiasu.activemask()\n"
+      "    s[t] = x[i]\n"
+      "    jiasu.syncwarp()\n"
+      "    swapped[i] = s[t ^ 1]\n"
+      "    if jiasu.laneid >= 20:\n"
+      "        return\n"
+      "    jiasu.syncwarp(0xfffff)\n"
+      "    after[i] = jiasu.activemask()\n",
+      {array(DType::Int64), array(DType::UInt32), array(DType::Int64), array(DType::UInt32)});
+  const int n = 128;
+  std::vector<int64_t> x(n), swapped(n, -1);
+  std::vector<uint32_t> full(n, 0), after(n, 0);
+  for (int i = 0; i < n; ++i) x[i] = 1000 + i;
+  auto xv = view(x); auto fv = view(full); auto sv = view(swapped); auto av = view(after);
+  k->run({2}, {64}, {&xv, &fv, &sv, &av});
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(full[i], 0xffffffffu) << i;
+    ASSERT_EQ(swapped[i], x[i ^ 1]) << i;  // every lane wrote before any read: syncwarp waited for them
+    ASSERT_EQ(after[i], i % 32 < 20 ? 0xfffffu : 0u) << i;  // lanes that returned are no longer active
+  }
+}
+
+TEST(EmitHost, ActiveMaskInABranchAndAShuffleFromItsLeader) {
+  // warp-aggregated increments: the lanes with work meet in the branch, the lowest one adds for all of them
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def aggregate(x, counter, masks, got):\n"
+      "    i = jiasu.grid(1)\n"
+      "    if x[i] > 0:\n"
+      "        m = jiasu.activemask()\n"
+      "        masks[i] = m\n"
+      "        leader = jiasu.ffs(m) - 1\n"
+      "        base = 0\n"
+      "        if jiasu.laneid == leader:\n"
+      "            base = jiasu.atomic.add(counter, 0, jiasu.popc(m))\n"
+      "        got[i] = jiasu.shfl_sync(m, base, leader) + jiasu.popc(m & ((1 << jiasu.laneid) - 1))\n",
+      {array(DType::Int32), array(DType::Int64), array(DType::UInt32), array(DType::Int64)});
+  const int n = 96;
+  std::vector<int32_t> x(n);
+  for (int i = 0; i < n; ++i) x[i] = (i * 7) % 5 == 1 || i / 32 == 1 ? 1 : 0;  // warp 1: every lane
+  std::vector<int64_t> counter = {0}, got(n, -1);
+  std::vector<uint32_t> masks(n, 0);
+  auto xv = view(x); auto cv = view(counter); auto mv = view(masks); auto gv = view(got);
+  k->run({1}, {96}, {&xv, &cv, &mv, &gv});
+  std::vector<int64_t> slots;
+  int64_t positive = 0;
+  for (int i = 0; i < n; ++i) {
+    uint32_t expected = 0;
+    for (int l = 0; l < 32; ++l) expected |= (x[i / 32 * 32 + l] > 0 ? 1u : 0u) << l;
+    if (x[i] > 0) {
+      ++positive;
+      ASSERT_EQ(masks[i], expected) << i;
+      slots.push_back(got[i]);
+    } else {
+      ASSERT_EQ(masks[i], 0u) << i;
+      ASSERT_EQ(got[i], -1) << i;
+    }
+  }
+  EXPECT_EQ(counter[0], positive);
+  std::sort(slots.begin(), slots.end());  // every positive lane got its own slot
+  for (size_t j = 0; j < slots.size(); ++j) ASSERT_EQ(slots[j], static_cast<int64_t>(j));
+}
+
+TEST(EmitHostDeathTest, LanesSplitBetweenABarrierAndAWarpOperationAbort) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def split(out):\n"
+      "    i = jiasu.grid(1)\n"
+      "    if jiasu.laneid < 16:\n"
+      "        jiasu.syncthreads()\n"
+      "    else:\n"
+      "        out[i] = jiasu.shfl_down_sync(0xffffffff, out[i], 1)\n",
+      {array(DType::Int64)});
+  std::vector<int64_t> out(32, 0);
+  auto ov = view(out);
+  EXPECT_DEATH(k->run({1}, {32}, {&ov}), "lanes wait at a warp operation while others wait at a block barrier");
 }
 
 }  // namespace
