@@ -102,7 +102,7 @@ std::string host_shared_array(const std::string& element, const std::string& nam
 
 const Target& host_target() {
   static const Target target{"host C++", "static void ", "jiasu_kernel_body", "static ",
-                             "const jiasu::HostThread& jiasu_thread", "jiasu_thread", host_spelling, host_grid_axis,
+                             "[[maybe_unused]] const jiasu::HostThread& jiasu_thread", "jiasu_thread", host_spelling, host_grid_axis,
                              host_shared_array, "", "jiasu::dynamic_shared_memory()"};
   return target;
 }
