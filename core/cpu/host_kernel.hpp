@@ -1,0 +1,49 @@
+// The CPU backend's kernels: a host library's entry point (see emit_host) run over a grid whose blocks
+// are spread across a process-wide pool of OS threads.
+//   front end (parse, check) → emit host C++ → compile_host (disk cache) → HostKernel → thread pool
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "frontend/check.hpp"
+#include "runtime/module.hpp"
+#include "toolchain/host_compiler.hpp"
+
+namespace jiasu {
+
+struct HostLaunch;  // the entry point's first argument (as the host runtime header declares it)
+
+// How many OS threads the pool runs blocks on, the calling thread included: $JIASU_CPU_THREADS when
+// set (a positive integer, else BadValue), else std::thread::hardware_concurrency() (at least 1).
+// Fixed when the pool is first used.
+int host_thread_count();
+
+class HostKernel {
+ public:
+  // Looks entry_name up in library now (Error when it lacks it); the kernel keeps library loaded.
+  HostKernel(std::shared_ptr<HostLibrary> library, const std::string& entry_name);
+
+  // Runs every block of the grid and returns when all are done. The linear blocks are split into
+  // contiguous ranges, one per participating thread (at most host_thread_count(), never more than
+  // there are blocks), run on the pool's workers and the calling thread. Each OS thread runs one block
+  // at a time, so shared arrays (per OS thread) are each block's own. params[i] points at parameter i,
+  // packed as emit_host() describes; shared_bytes is each block's dynamic shared memory.
+  // Throws BadValue when a grid or block dimension is 0. Launches from several threads are serialised
+  // on the pool (a launch of a single block runs on the calling thread alone).
+  void launch(Dim3 grid, Dim3 block, void* const* params, size_t shared_bytes) const;
+
+  const std::string& entry_name() const { return entry_name_; }
+  const std::shared_ptr<HostLibrary>& library() const { return library_; }
+
+ private:
+  using Entry = void (*)(const HostLaunch*, void* const*);
+  std::shared_ptr<HostLibrary> library_;
+  std::string entry_name_;
+  Entry entry_;
+};
+
+// emit_host(program), compiled with compile_host() through the process-wide compile_cache().
+std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program);
+
+}  // namespace jiasu
