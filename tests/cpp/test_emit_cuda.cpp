@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "frontend_test_support.hpp"
 #include "array/array.hpp"
 #include "emit/emit.hpp"
 #include "runtime/device.hpp"
@@ -29,47 +30,13 @@ namespace {
 using fe::GlobalValue;
 using fe::Type;
 
-Type array(DType dtype, int ndim = 1, bool contiguous = true) { return Type::array(dtype, ndim, contiguous); }
-Type scalar(DType dtype) { return Type::scalar(dtype); }
-
-GlobalValue module_value(const std::string& name) {
-  GlobalValue g;
-  g.kind = GlobalValue::Module;
-  g.name = name;
-  return g;
-}
-
-GlobalValue int_value(int64_t value) {
-  GlobalValue g;
-  g.kind = GlobalValue::Int;
-  g.int_value = value;
-  return g;
-}
-
-using Globals = std::map<std::string, GlobalValue>;
-
-// A function's source as the Python layer hands it over, in a module that imports jiasu, math and
-// numpy as np, plus `globals`.
-std::shared_ptr<const fe::FunctionSource> python(const std::string& text, Globals globals = {}) {
-  auto source = std::make_shared<fe::FunctionSource>();
-  source->source = fe::SourceText{text, "k.py", 1};
-  source->identity = text;
-  globals.emplace("jiasu", module_value("jiasu"));
-  globals.emplace("math", module_value("math"));
-  globals.emplace("np", module_value("numpy"));
-  source->resolve = [globals](const std::string& name) {
-    auto it = globals.find(name);
-    return it == globals.end() ? GlobalValue{} : it->second;
-  };
-  return source;
-}
-
-GlobalValue device_function(const std::string& text, Globals globals = {}) {
-  GlobalValue g;
-  g.kind = GlobalValue::Function;
-  g.function = python(text, std::move(globals));
-  return g;
-}
+using testing::array;
+using testing::device_function;
+using testing::Globals;
+using testing::int_value;
+using testing::module_value;
+using testing::python;
+using testing::scalar;
 
 std::string numbered(const std::string& text) {
   std::string out;

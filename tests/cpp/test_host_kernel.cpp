@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend_test_support.hpp"
 #include "cpu/host_kernel.hpp"
 #include "support/error.hpp"
 
@@ -18,26 +19,7 @@ namespace {
 using fe::GlobalValue;
 using fe::Type;
 
-GlobalValue module_value(const std::string& name) {
-  GlobalValue g;
-  g.kind = GlobalValue::Module;
-  g.name = name;
-  return g;
-}
-
-std::shared_ptr<const fe::FunctionSource> python(const std::string& text) {
-  auto source = std::make_shared<fe::FunctionSource>();
-  source->source = fe::SourceText{text, "k.py", 1};
-  source->identity = text;
-  std::map<std::string, GlobalValue> globals;
-  globals.emplace("jiasu", module_value("jiasu"));
-  globals.emplace("np", module_value("numpy"));
-  source->resolve = [globals](const std::string& name) {
-    auto it = globals.find(name);
-    return it == globals.end() ? GlobalValue{} : it->second;
-  };
-  return source;
-}
+using testing::python;
 
 // The packing the entry point reads for a contiguous 1-d array (jiasu::ArrayC<T, 1>).
 template <typename T> struct ArrayC1 { T* data; long long shape[1]; };
