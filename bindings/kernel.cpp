@@ -367,12 +367,20 @@ class KernelFunction {
   nb::object last_config_key, last_config;  // k[grid, block]'s cache
 };
 
-// A configuration of plain ints only (and a stream): safe to match against the cached one by value,
-// since True == 1 and 1.0 == 1 would otherwise slip past the checks.
+// Blocks and threads given as plain ints or tuples of plain ints (then a stream): safe to match against the
+// cached configuration by value, since True == 1 and 1.0 == 1 would otherwise slip past the checks.
+bool plain_dims(PyObject* dims) {
+  if (PyLong_CheckExact(dims)) return true;
+  if (!PyTuple_CheckExact(dims) || PyTuple_GET_SIZE(dims) > 3) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dims); ++i)
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(dims, i))) return false;
+  return true;
+}
+
 bool plain_config(nb::handle key) {
   if (!PyTuple_CheckExact(key.ptr())) return false;
   for (Py_ssize_t i = 0, n = std::min<Py_ssize_t>(PyTuple_GET_SIZE(key.ptr()), 2); i < n; ++i)
-    if (!PyLong_CheckExact(PyTuple_GET_ITEM(key.ptr(), i))) return false;
+    if (!plain_dims(PyTuple_GET_ITEM(key.ptr(), i))) return false;
   return true;
 }
 
@@ -429,8 +437,25 @@ int config_clear(PyObject* self) {
   return 0;
 }
 
+// k[grid, block]: a raw mp_subscript, since loops launch through it every time. The last configuration is
+// reused when the same one comes again.
+PyObject* kernel_subscript(PyObject* self, PyObject* key) {
+  try {
+    KernelFunction& k = *nb::inst_ptr<KernelFunction>(self);
+    if (k.last_config_key.is_valid() && plain_config(key) && k.last_config_key.equal(nb::handle(key)))
+      return k.last_config.inc_ref().ptr();
+    k.last_config = nb::cast(make_config(self, key));
+    k.last_config_key = nb::borrow(key);
+    return k.last_config.inc_ref().ptr();
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return nullptr;
+  }
+}
+
 PyType_Slot kernel_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(kernel_traverse)},
                               {Py_tp_clear, reinterpret_cast<void*>(kernel_clear)},
+                              {Py_mp_subscript, reinterpret_cast<void*>(kernel_subscript)},
                               {0, nullptr}};
 // k[grid, block](*args): a raw tp_call, which skips nanobind's general argument matching on the hot path.
 PyObject* config_call(PyObject* self, PyObject* args, PyObject* kwargs) {
@@ -480,14 +505,6 @@ void bind_kernel(nb::module_& m) {
         return describe_signature(k.kernel().specialization(key).key());
       }, "Compile the front end for these arguments' types without launching (no GPU needed); returns the "
          "signature. NVRTC runs later, at the first launch or in inspect_ptx().")
-      .def("__getitem__", [](nb::handle self, nb::handle key) {
-        // Loops launch with the same configuration again and again: reuse the last one.
-        KernelFunction& k = *nb::inst_ptr<KernelFunction>(self);
-        if (k.last_config_key.is_valid() && plain_config(key) && k.last_config_key.equal(key)) return k.last_config;
-        k.last_config = nb::cast(make_config(self, key));
-        k.last_config_key = nb::borrow(key);
-        return k.last_config;
-      }, nb::arg("config"))
       .def("forall", [](nb::handle self, int64_t n, nb::handle stream, size_t shared_bytes) {
         if (n < 0) throw BadValue("forall(n) needs n >= 0, not " + std::to_string(n));
         stream_handle(stream);  // validates it now rather than at every launch

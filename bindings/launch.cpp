@@ -216,6 +216,8 @@ void bind_launch(nb::module_& m) {
       .def("__call__", &launch, nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("shared_mem") = 0,
            nb::arg("stream") = nb::none())
       .def_prop_ro("name", &Kernel::name)
+      .def_prop_ro("handle", [](const Kernel& k) { return reinterpret_cast<uintptr_t>(k.handle()); },
+                   "The CUfunction, as an int, for other CUDA libraries.")
       .def_prop_ro("attributes", &attributes, "Registers, local (spill) bytes and shared memory per thread/block.")
       .def("max_active_blocks_per_multiprocessor", &Kernel::max_active_blocks_per_multiprocessor,
            nb::arg("block_size"), nb::arg("shared_mem") = 0);
@@ -246,6 +248,10 @@ void bind_launch(nb::module_& m) {
       .def("compile", [](RawKernel& k) { require_gpu(); k.kernel(); }, "Compile and load now instead of at the first call.")
       .def_prop_ro("name", &RawKernel::name)
       .def_prop_ro("code", &RawKernel::code)
+      .def_prop_ro("handle", [](RawKernel& k) {
+        require_gpu();
+        return reinterpret_cast<uintptr_t>(k.kernel().handle());
+      }, "The CUfunction of the current device, as an int (compiles and loads it first if needed).")
       .def_prop_ro("attributes", [](RawKernel& k) { require_gpu(); return attributes(k.kernel()); });
 }
 

@@ -89,6 +89,12 @@ def test_python_kernel_launch_errors(fake_driver, nvrtc, tmp_path):
         print(error_of(lambda: add[True, 32](x, x, x)))
         print(error_of(lambda: add.forall(-1)))
         print(error_of(lambda: add[1, 32](x, x, x)))
+        # The cached configuration must not let a different one through: tuples, bools, floats, sizes.
+        print(error_of(lambda: add[(1,), (32,)](x, x, x)))
+        print(error_of(lambda: add[(1,), (True,)](x, x, x)))
+        print(error_of(lambda: add[(1,), (32.0,)](x, x, x)))
+        print(error_of(lambda: add[(1,), (2048,)](x, x, x)))
+        print(error_of(lambda: add[(1,), (32,)](x, x, x)))
     """)
     assert out[0].startswith("LaunchError: block (2048, 1, 1) exceeds this device's limit"), out[0]
     assert out[1].startswith("LaunchError: blocks dimensions must be between 1 and"), out[1]
@@ -100,6 +106,11 @@ def test_python_kernel_launch_errors(fake_driver, nvrtc, tmp_path):
     assert out[7].startswith("TypeError: blocks must be an int or a tuple of up to 3 ints, not bool"), out[7]
     assert out[8] == "ValueError: forall(n) needs n >= 0, not -1"
     assert out[9] == "no error"
+    assert out[10] == "no error"
+    assert out[11].startswith("TypeError: threads must be an int or a tuple of up to 3 ints"), out[11]
+    assert out[12].startswith("TypeError: threads must be an int or a tuple of up to 3 ints"), out[12]
+    assert out[13].startswith("LaunchError: block (2048, 1, 1) exceeds this device's limit"), out[13]
+    assert out[14] == "no error"
 
 
 def test_numpy_arguments_are_staged_with_one_warning(fake_driver, nvrtc, tmp_path):

@@ -51,16 +51,21 @@ def main():
         for _ in range(count):
             add_n[blocks, 256](x, y, out, n)
 
+    def kernel_tuple_loop(count):
+        for _ in range(count):
+            add_n[grid, block](x, y, out, n)
+
     def config_only(count):
         for _ in range(count):
             add_n[blocks, 256]
 
-    for loop in (raw_loop, kernel_loop):
+    for loop in (raw_loop, kernel_loop, kernel_tuple_loop):
         loop(1000)  # compile and warm up
     print(f"{'python loop alone':28} {per_launch_ns(empty_loop):8.0f} ns")
     print(f"{'k[blocks, threads] alone':28} {per_launch_ns(config_only):8.0f} ns")
     print(f"{'RawKernel launch':28} {per_launch_ns(raw_loop):8.0f} ns")
     print(f"{'@jiasu.kernel launch':28} {per_launch_ns(kernel_loop):8.0f} ns")
+    print(f"{'  with (blocks,), (threads,)':28} {per_launch_ns(kernel_tuple_loop):8.0f} ns")
 
 
 if __name__ == "__main__":
