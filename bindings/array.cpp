@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "common.hpp"
+#include "runtime/backend.hpp"
 #include "runtime/stream.hpp"
 #include "support/error.hpp"
 
@@ -23,8 +24,9 @@ int device_of_pointer(cu::CUdeviceptr ptr) {
 
 // Device memory (CUDA or managed) by DLPack's account or by the CUDA Array Interface; host objects such as
 // NumPy arrays or torch CPU tensors are not.
-bool is_device_object(nb::handle obj) {
-  if (nb::isinstance<Array>(obj) || nb::hasattr(obj, "__cuda_array_interface__")) return true;
+bool device_object(nb::handle obj) {
+  if (nb::isinstance<Array>(obj)) return !nb::inst_ptr<Array>(obj)->on_host();
+  if (nb::hasattr(obj, "__cuda_array_interface__")) return true;
   if (!nb::hasattr(obj, "__dlpack_device__")) return false;
   int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
   return type == kDLCUDA || type == kDLCUDAManaged;
@@ -56,14 +58,16 @@ Array from_cuda_array_interface(nb::handle obj) {
   return Array(dtype, layout, memory);
 }
 
-Array from_dlpack_object(nb::handle obj) {
+// With allow_host, host memory (kDLCPU) becomes an array of the CPU device.
+Array from_dlpack_object(nb::handle obj, bool allow_host = false) {
   nb::ndarray<> nd;
   if (!nb::try_cast(obj, nd)) {
     std::string why = PyErr_Occurred() ? nb::python_error().what() : "its __dlpack__ export failed";
     throw BadArgument("cannot import a " + python_type_name(obj) + " through DLPack: " + why);
   }
   int type = nd.device_type();
-  if (type != kDLCUDA && type != kDLCUDAManaged && type != kDLCUDAHost)
+  const bool host = allow_host && type == kDLCPU;
+  if (!host && type != kDLCUDA && type != kDLCUDAManaged && type != kDLCUDAHost)
     throw BadArgument(std::string("expected a CUDA array but got a ") + python_type_name(obj) + " on the " +
                       (type == kDLCPU ? "CPU" : "device type " + std::to_string(type)) +
                       "; use jiasu.asarray(x) to copy host data to the GPU");
@@ -75,7 +79,7 @@ Array from_dlpack_object(nb::handle obj) {
   if (nd.stride_ptr())
     for (size_t i = 0; i < nd.ndim(); ++i) layout.strides[i] = nd.stride(i) * layout.itemsize;
   auto ptr = reinterpret_cast<cu::CUdeviceptr>(nd.data());
-  int device = type == kDLCUDAHost ? current_device() : nd.device_id();
+  int device = host ? kCpuDevice : type == kDLCUDAHost ? current_device() : nd.device_id();
   auto holder = std::make_shared<nb::ndarray<>>(nd);
   auto release = std::shared_ptr<void>(holder.get(), [holder](void*) mutable {
     nb::gil_scoped_acquire gil;
@@ -87,17 +91,22 @@ Array from_dlpack_object(nb::handle obj) {
   return Array(dtype, layout, memory);
 }
 
-nb::dict cuda_array_interface(const Array& a) {
+// NumPy's protocol, for arrays in host memory: np.asarray(a) is then a view of a CPU array.
+nb::dict array_interface(const Array& a, bool cuda) {
   const DTypeInfo& t = info(a.dtype());
-  if (!t.typestr[0])  // AttributeError, so that hasattr() answers False to consumers that probe
-    throw nb::attribute_error((std::string(t.name) + " has no __cuda_array_interface__ type; use DLPack").c_str());
+  const char* protocol = cuda ? "__cuda_array_interface__" : "__array_interface__";
+  if (cuda == a.on_host())  // AttributeError, so that hasattr() tells consumers which memory this is
+    throw nb::attribute_error((std::string("a jiasu array ") + (a.on_host() ? "in host memory has no " : "on a GPU has no ") +
+                               protocol).c_str());
+  if (!t.typestr[0])
+    throw nb::attribute_error((std::string(t.name) + " has no " + protocol + " type; use DLPack").c_str());
   nb::dict d;
   d["shape"] = to_tuple(a.shape());
   d["typestr"] = t.typestr;
   d["data"] = nb::make_tuple(static_cast<uintptr_t>(a.size() ? a.data() : 0), false);
   d["strides"] = a.c_contiguous() ? nb::object(nb::none()) : nb::object(to_tuple(a.strides()));
   d["version"] = 3;
-  d["stream"] = 1;  // jiasu's work runs on the legacy default stream
+  if (cuda) d["stream"] = 1;  // jiasu's work runs on the legacy default stream
   return d;
 }
 
@@ -106,7 +115,7 @@ nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
   // The consumer's stream must wait for work queued on the legacy stream (DLPack's `stream` contract).
   if (kwargs.contains("stream")) {
     nb::object s = kwargs["stream"];
-    if (!s.is_none()) {
+    if (!s.is_none() && !a.on_host()) {
       auto handle = nb::cast<intptr_t>(s);
       if (handle != -1 && handle != 1 && handle != 2) {
         Event done(a.device(), false);
@@ -127,7 +136,8 @@ nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
   const DTypeInfo& t = info(a.dtype());
   nb::dlpack::dtype dtype{t.dlpack_code, static_cast<uint8_t>(t.itemsize * 8), 1};
   void* data = a.size() ? reinterpret_cast<void*>(a.data()) : nullptr;
-  nb::ndarray<nb::array_api> nd(data, shape.size(), shape.data(), self, strides.data(), dtype, kDLCUDA, a.device());
+  nb::ndarray<nb::array_api> nd(data, shape.size(), shape.data(), self, strides.data(), dtype,
+                                a.on_host() ? kDLCPU : kDLCUDA, a.on_host() ? 0 : a.device());
   return nd.cast().attr("__dlpack__")(**kwargs);
 }
 
@@ -275,21 +285,77 @@ Array device_array_from(nb::handle obj) {
                     "; copy host data to the GPU with jiasu.asarray(x)");
 }
 
+bool is_device_object(nb::handle obj) { return device_object(obj); }
+
+// A NumPy dtype object's jiasu dtype, cached by identity (NumPy's built-in dtypes are singletons).
+DType numpy_array_dtype(nb::handle dtype) {
+  static std::vector<std::pair<nb::object, DType>> known;  // strong references keep the identities valid
+  for (auto& [object, value] : known)
+    if (object.is(dtype)) return value;
+  if (!nb::cast<bool>(dtype.attr("isnative")))
+    throw BadArgument("byte-swapped NumPy arrays (dtype " + nb::cast<std::string>(nb::str(dtype)) +
+                      ") are not supported; use .astype(x.dtype.newbyteorder('='))");
+  DType value = dtype_from_object(dtype);
+  if (known.size() < 64) known.emplace_back(nb::borrow(dtype), value);
+  return value;
+}
+
+Array host_array_from(nb::handle obj, bool& read_only, bool hold) {
+  read_only = false;
+  // A launch's views need no keep-alive: its argument tuple holds the arrays for as long as they are used.
+  auto owner = [&]() { return hold ? keep_alive(obj) : std::shared_ptr<void>(); };
+  if (numpy_ndarray_type() && PyObject_TypeCheck(obj.ptr(), numpy_ndarray_type())) {
+    // NumPy's own fields through the buffer protocol: no Python objects are made on this path.
+    Py_buffer view;
+    DType dtype = numpy_array_dtype(obj.attr("dtype"));
+    if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_RECORDS_RO) != 0) {
+      PyErr_Clear();  // dtypes the buffer protocol cannot describe (bfloat16): its interface dict instead
+      nb::dict ai = nb::cast<nb::dict>(obj.attr("__array_interface__"));
+      Layout layout = contiguous_layout(shape_from(ai["shape"]), itemsize(dtype));
+      if (!ai["strides"].is_none()) layout.strides = shape_from(ai["strides"]);
+      read_only = nb::cast<bool>(nb::tuple(ai["data"])[1]);
+      auto ptr = static_cast<cu::CUdeviceptr>(nb::cast<uintptr_t>(nb::tuple(ai["data"])[0]));
+      int64_t begin = layout.span_begin();
+      auto memory = adopt_device_memory(ptr + begin, layout.span_end() - begin, kCpuDevice, owner());
+      layout.offset -= begin;
+      return Array(dtype, layout, memory);
+    }
+    Layout layout;
+    layout.itemsize = view.itemsize;
+    layout.shape.assign(view.shape, view.shape + view.ndim);
+    layout.strides.assign(view.strides, view.strides + view.ndim);
+    read_only = view.readonly;
+    auto ptr = reinterpret_cast<cu::CUdeviceptr>(view.buf);
+    PyBuffer_Release(&view);
+    int64_t begin = layout.span_begin();
+    auto memory = adopt_device_memory(ptr + begin, layout.span_end() - begin, kCpuDevice, owner());
+    layout.offset -= begin;
+    return Array(dtype, layout, memory);
+  }
+  if (nb::hasattr(obj, "__dlpack_device__") && nb::hasattr(obj, "__dlpack__") &&
+      nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]) == kDLCPU)
+    return from_dlpack_object(obj, true);
+  throw BadArgument("expected an array in host memory but got " + python_type_name(obj));
+}
+
 PyTypeObject* array_type = nullptr;
 
 void bind_array(nb::module_& m) {
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
-    return Array::empty(shape_from(shape), dtype_from_object(dtype),
-                        device.is_none() ? current_device() : nb::cast<int>(device));
-  }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device") = nb::none());
+    return Array::empty(shape_from(shape), dtype_from_object(dtype), device_from(device));
+  }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device").none() = nb::none());
+  m.def("host_array", [](nb::handle obj) {
+    bool read_only;
+    return host_array_from(obj, read_only, true);
+  }, nb::arg("obj"), "A zero-copy CPU-device jiasu.Array over a NumPy array (or DLPack producer in host memory).");
   m.def("as_device_array", &device_array_from, nb::arg("obj"),
         "A zero-copy jiasu.Array over any object with __dlpack__ or __cuda_array_interface__.");
   m.def("from_dlpack", [](nb::handle obj) {
     if (nb::isinstance<Array>(obj)) return nb::cast<const Array&>(obj);
-    return from_dlpack_object(obj);
-  }, nb::arg("x"), "A zero-copy jiasu.Array over a DLPack producer on the GPU.");
+    return from_dlpack_object(obj, true);
+  }, nb::arg("x"), "A zero-copy jiasu.Array over a DLPack producer (GPU memory, or host memory as a CPU array).");
 
-  nb::class_<Array>(m, "Array", "An n-dimensional array in GPU memory.")
+  nb::class_<Array>(m, "Array", "An n-dimensional array in GPU memory (or host memory, on the CPU device).")
       .def_prop_ro("shape", [](const Array& a) { return to_tuple(a.shape()); })
       .def_prop_ro("strides", [](const Array& a) { return to_tuple(a.strides()); })
       .def_prop_ro("dtype", [](const Array& a) { return numpy_dtype(a.dtype()); })
@@ -309,12 +375,12 @@ void bind_array(nb::module_& m) {
            nb::arg("key").none())
       .def("__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
         Array view = a.index(index_items(key));
-        if (is_device_object(value)) {
+        if (device_object(value)) {
           Array source = device_array_from(value);
           if (source.shape() != view.shape() || source.dtype() != view.dtype())
             throw BadValue("assigning a device array needs the same shape and dtype");
           nb::gil_scoped_release unlocked;
-          if (view.c_contiguous() && source.c_contiguous()) {
+          if (!view.on_host() && view.c_contiguous() && source.c_contiguous()) {
             copy_device_to_device(view.data(), source.data(), view.nbytes(), nullptr, false);
           } else {
             std::vector<unsigned char> host(source.nbytes());
@@ -343,9 +409,12 @@ void bind_array(nb::module_& m) {
         nb::object host = get(a, nb::none(), nb::none());
         return dtype.is_none() ? host : host.attr("astype")(dtype);
       }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
-      .def_prop_ro("__cuda_array_interface__", &cuda_array_interface)
+      .def_prop_ro("__cuda_array_interface__", [](const Array& a) { return array_interface(a, true); })
+      .def_prop_ro("__array_interface__", [](const Array& a) { return array_interface(a, false); })
       .def("__dlpack__", &dlpack)
-      .def("__dlpack_device__", [](const Array& a) { return nb::make_tuple(kDLCUDA, a.device()); })
+      .def("__dlpack_device__", [](const Array& a) {
+        return a.on_host() ? nb::make_tuple(kDLCPU, 0) : nb::make_tuple(kDLCUDA, a.device());
+      })
       .def("__repr__", [](const Array& a) {
         std::string body = a.memory()->released() ? std::string("<freed>")
                                                   : nb::cast<std::string>(nb::repr(get(a, nb::none(), nb::none())));

@@ -12,16 +12,24 @@
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/module.hpp"
+#include "support/error.hpp"
 
 namespace nb = nanobind;
 
 namespace jiasu::py {
 
-// The Python face of one CUDA device (jiasu.Device).
+// A GPU (ordinal >= 0) or the CPU backend's device (kCpuDevice).
 struct Device {
   int ordinal;
-  const DeviceProperties& props() const { return device_properties(ordinal); }
+  const DeviceProperties& props() const {
+    if (ordinal == kCpuDevice) throw BadValue("the CPU device has no CUDA device properties");
+    return device_properties(ordinal);
+  }
 };
+
+// A device from None (the active backend's default), an int (a GPU), "cpu", "cuda", "cuda:N" or a Device.
+int device_from(nb::handle device);
+constexpr int kAnyDevice = -2;  // a launch's device, decided from its arguments
 
 void bind_errors(nb::module_& m);
 // Sets the Python exception for a C++ one, as nanobind does for bound functions: for raw type slots.
@@ -78,6 +86,12 @@ cu::CUstream stream_handle(nb::handle stream);
 // A jiasu Array viewing the device memory of `obj` (jiasu Array, __dlpack__ or
 // __cuda_array_interface__ producer), keeping `obj` alive; throws BadArgument for anything else.
 Array device_array_from(nb::handle obj);
+// A CPU-device jiasu Array viewing a host array in place (NumPy, or a DLPack producer in host memory);
+// read_only is set for a NumPy array that may not be written; hold keeps obj alive while the view lives.
+// Throws BadArgument for anything else.
+Array host_array_from(nb::handle obj, bool& read_only, bool hold = false);
+// A GPU array or an object in GPU memory (by DLPack or the CUDA Array Interface).
+bool is_device_object(nb::handle obj);
 
 // Keeps a Python object alive from C++, dropping the reference with the GIL held.
 std::shared_ptr<void> keep_alive(nb::handle obj);

@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "program/python_kernel.hpp"
 #include "program/signature.hpp"
+#include "runtime/backend.hpp"
 #include "support/error.hpp"
 
 namespace jiasu::py {
@@ -92,6 +93,7 @@ struct Argument {
   bool contiguous = false;  // of the array: chooses ArrayC or ArrayA
   unsigned char bytes[8] = {};
   size_t size = 0;
+  bool read_only = false;  // a NumPy array used in place that may not be written
 };
 
 // A NumPy array copied to the device for one launch, and copied back if the kernel writes it.
@@ -110,6 +112,9 @@ struct Scratch {
   std::deque<Array> temporaries;  // arrays made for this launch, at stable addresses
   std::vector<Staged> staged;     // refers into temporaries: cleared first
   LaunchArgs packed;
+  struct alignas(16) HostSlot { unsigned char bytes[8 + 16 * 8]; };
+  std::vector<HostSlot> host_slots;  // a CPU launch's parameters, one each
+  std::vector<void*> host_params;
   void clear() {
     key.clear();
     arguments.clear();
@@ -162,17 +167,20 @@ struct LaunchConfig {
 
 class KernelFunction {
  public:
-  explicit KernelFunction(nb::handle description)
-      : description(nb::borrow(description)), kernel_(function_source(description, false)) {}
+  KernelFunction(nb::handle description, bool debug)
+      : description(nb::borrow(description)), kernel_(function_source(description, false), debug) {}
   nb::object description;  // the Python function's description; kept alive here for the resolver
 
   PythonKernel& kernel() { return kernel_; }
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
-  void launch(const LaunchConfig& config, nb::handle args) {  // args: a tuple
+  // args: a tuple. device: where to run (kCpuDevice or a GPU), or kAnyDevice to decide from the arguments.
+  void launch(const LaunchConfig& config, nb::handle args, int device = kAnyDevice) {
+    if (device == kAnyDevice) device = launch_device(args.ptr());
+    if (device == kCpuDevice) return launch_host(config, args);
     if (device_count() == 0) require_gpu();
-    int device = current_device();
+    device = current_device();
     ScratchLease<Scratch> scratch;
     PyObject* tuple = args.ptr();
     for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(tuple); i < n; ++i)
@@ -216,24 +224,109 @@ class KernelFunction {
   }
 
  private:
-  Argument classify(nb::handle value, size_t index, Scratch& scratch, int device) {
-    std::string& key = scratch.key;
+  // Where a launch runs when the caller does not say: on the CPU when a jiasu argument array is in host
+  // memory, on the GPU when one is in GPU memory (or another argument is a GPU object); with only NumPy
+  // arrays and scalars, on the active backend.
+  static int launch_device(PyObject* tuple) {
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(tuple); i < n; ++i) {
+      PyObject* o = PyTuple_GET_ITEM(tuple, i);
+      if (Py_TYPE(o) == array_type) return nb::inst_ptr<Array>(o)->on_host() ? kCpuDevice : current_device();
+      if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) continue;
+      if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) continue;
+      if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1) continue;
+      if (is_device_object(o)) return current_device();
+    }
+    return default_device();
+  }
+
+  // The CPU backend: arrays are used where they are (jiasu host arrays, NumPy arrays in place), the
+  // kernel is the specialisation's host build, and the launch returns when every block has run.
+  void launch_host(const LaunchConfig& config, nb::handle args) {
+    ScratchLease<Scratch> scratch;
+    PyObject* tuple = args.ptr();
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(tuple); i < n; ++i)
+      scratch->arguments.push_back(classify_host(PyTuple_GET_ITEM(tuple, i), i, *scratch.operator->()));
+    Specialization& spec = kernel_.specialization(scratch->key);
+    for (size_t i = 0; i < scratch->arguments.size(); ++i)
+      if (scratch->arguments[i].read_only && spec.written()[i])
+        throw BadValue("argument " + std::to_string(i) + " of kernel '" + name_ +
+                       "' is a read-only array, and the kernel writes to it");
+    auto& slots = scratch->host_slots;
+    auto& params = scratch->host_params;
+    slots.resize(scratch->arguments.size());
+    params.clear();
+    for (size_t i = 0; i < scratch->arguments.size(); ++i) {
+      const Argument& a = scratch->arguments[i];
+      if (a.array)
+        array_bytes(*a.array, a.contiguous, slots[i].bytes);
+      else
+        std::memcpy(slots[i].bytes, a.bytes, a.size);
+      params.push_back(slots[i].bytes);
+    }
+    Dim3 grid = config.grid, block = config.block;
+    if (config.forall >= 0) {
+      block = {256, 1, 1};
+      grid = {static_cast<unsigned>(std::clamp<int64_t>((config.forall + 255) / 256, 1, INT_MAX)), 1, 1};
+    }
+    check_host_config(block);
+    nb::gil_scoped_release unlocked;  // the arrays stay alive: the caller's tuple holds them
+    spec.host_kernel().launch(grid, block, params.data(), config.shared_bytes);
+  }
+
+  // The limits of CUDA devices hold on the CPU too, so that what runs here runs on a GPU.
+  static void check_host_config(Dim3 block) {
+    unsigned long long threads = 1ull * block.x * block.y * block.z;
+    if (threads > 1024 || block.z > 64)
+      throw LaunchError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                        "block (" + std::to_string(block.x) + ", " + std::to_string(block.y) + ", " +
+                            std::to_string(block.z) + ") exceeds the limit of CUDA GPUs (1024 threads, z <= 64), "
+                            "which the CPU backend keeps too");
+  }
+
+  Argument classify_host(PyObject* o, size_t index, Scratch& scratch) {
     Argument a;
-    PyObject* o = value.ptr();
+    if (classify_scalar(o, index, scratch.key, a)) return a;
+    auto where = [&] { return "argument " + std::to_string(index) + " of kernel '" + name_ + "'"; };
     if (Py_TYPE(o) == array_type) {
-      a.array = nb::inst_ptr<Array>(value);
-    } else if (PyFloat_CheckExact(o)) {
+      a.array = nb::inst_ptr<Array>(o);
+      if (!a.array->on_host())
+        throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
+                                where() + " lives on GPU " + std::to_string(a.array->device()) +
+                                    " but the launch runs on the CPU; copy it with jiasu.asarray(x, device='cpu')");
+    } else {
+      bool read_only = false;
+      try {
+        scratch.temporaries.push_back(host_array_from(nb::handle(o), read_only));
+      } catch (const BadArgument& e) {
+        throw BadArgument(where() + ": " + e.what() + ". Kernel arguments on the CPU are jiasu CPU arrays, NumPy "
+                          "arrays (used in place), int, float, bool or NumPy scalars");
+      }
+      a.array = &scratch.temporaries.back();
+      a.read_only = read_only;
+    }
+    const Array& array = *a.array;
+    if (array.ndim() > 8) throw BadArgument("kernel arrays have at most 8 dimensions");
+    a.contiguous = array.c_contiguous();
+    append_array_key(scratch.key, array.dtype(), static_cast<int>(array.ndim()), a.contiguous);
+    return a;
+  }
+
+  // Scalars (Python and NumPy): their bytes and signature entry. False for anything else.
+  bool classify_scalar(PyObject* o, size_t index, std::string& key, Argument& a) {
+    if (PyFloat_CheckExact(o)) {
       double v = PyFloat_AS_DOUBLE(o);
       std::memcpy(a.bytes, &v, 8);
       a.size = 8;
       append_scalar_key(key, DType::Float64, true);
-      return a;
-    } else if (PyBool_Check(o)) {
+      return true;
+    }
+    if (PyBool_Check(o)) {
       a.bytes[0] = o == Py_True;
       a.size = 1;
       append_scalar_key(key, DType::Bool, false);
-      return a;
-    } else if (PyLong_CheckExact(o)) {
+      return true;
+    }
+    if (PyLong_CheckExact(o)) {
       long long v = PyLong_AsLongLong(o);
       if (v == -1 && PyErr_Occurred()) {
         PyErr_Clear();
@@ -242,19 +335,38 @@ class KernelFunction {
       std::memcpy(a.bytes, &v, 8);
       a.size = 8;
       append_scalar_key(key, DType::Int64, true);
-      return a;
-    } else if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) {
-      warn_numpy_once();
-      a.array = &stage(value, index, scratch);
-    } else if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1) {
-      DType dtype = numpy_scalar_dtype(value);
+      return true;
+    }
+    if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
+    if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1) {
+      DType dtype = numpy_scalar_dtype(nb::handle(o));
       Py_buffer view;
       if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
       a.size = std::min<size_t>(view.len, sizeof a.bytes);
       std::memcpy(a.bytes, view.buf, a.size);
       PyBuffer_Release(&view);
       append_scalar_key(key, dtype, false);
+      return true;
+    }
+    return false;
+  }
+
+  Argument classify(nb::handle value, size_t index, Scratch& scratch, int device) {
+    std::string& key = scratch.key;
+    Argument a;
+    PyObject* o = value.ptr();
+    if (Py_TYPE(o) == array_type) {
+      a.array = nb::inst_ptr<Array>(value);
+      if (a.array->on_host())
+        throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
+                                "argument " + std::to_string(index) + " of kernel '" + name_ +
+                                    "' is a CPU array but the launch runs on GPU " + std::to_string(device) +
+                                    "; copy it with jiasu.asarray(x, device=" + std::to_string(device) + ")");
+    } else if (classify_scalar(o, index, key, a)) {
       return a;
+    } else if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) {
+      warn_numpy_once();
+      a.array = &stage(value, index, scratch);
     } else {
       try {
         scratch.temporaries.push_back(device_array_from(value));
@@ -331,9 +443,8 @@ class KernelFunction {
     if (!s.contiguous.is(s.original)) numpy().attr("copyto")(s.original, s.contiguous);
   }
 
-  static void pack_array(LaunchArgs& packed, const Array& array, bool contiguous) {
-    // jiasu::ArrayC<T, N> {data, shape[N]} or jiasu::ArrayA<T, N> {data, shape[N], strides[N]}
-    unsigned char bytes[8 + 16 * 8];
+  // jiasu::ArrayC<T, N> {data, shape[N]} or jiasu::ArrayA<T, N> {data, shape[N], strides[N]}: its size.
+  static size_t array_bytes(const Array& array, bool contiguous, unsigned char* bytes) {
     size_t n = static_cast<size_t>(array.ndim());
     cu::CUdeviceptr ptr = array.data();
     std::memcpy(bytes, &ptr, 8);
@@ -343,7 +454,12 @@ class KernelFunction {
       std::memcpy(bytes + size, array.strides().data(), 8 * n);
       size += 8 * n;
     }
-    packed.add(bytes, size, 8, "an array");
+    return size;
+  }
+
+  static void pack_array(LaunchArgs& packed, const Array& array, bool contiguous) {
+    unsigned char bytes[8 + 16 * 8];
+    packed.add(bytes, array_bytes(array, contiguous, bytes), 8, "an array");
   }
 
   // The block size with the most resident threads per multiprocessor, and enough blocks to cover n.
@@ -460,11 +576,16 @@ PyType_Slot kernel_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(kernel_tr
 // k[grid, block](*args): a raw tp_call, which skips nanobind's general argument matching on the hot path.
 PyObject* config_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   try {
-    if (kwargs && PyDict_GET_SIZE(kwargs))
-      throw BadArgument("kernel arguments are positional; keyword arguments are not supported");
+    int device = kAnyDevice;
+    if (kwargs && PyDict_GET_SIZE(kwargs)) {
+      PyObject* spec = PyDict_GetItemString(kwargs, "device");
+      if (!spec || PyDict_GET_SIZE(kwargs) != 1)
+        throw BadArgument("kernel arguments are positional; the only keyword is device= ('cpu', 'cuda', ...)");
+      device = device_from(spec);
+    }
     LaunchConfig& c = *nb::inst_ptr<LaunchConfig>(self);
     if (!c.owner.is_valid()) throw BadValue("this launch configuration's kernel is gone");
-    nb::inst_ptr<KernelFunction>(c.owner)->launch(c, args);
+    nb::inst_ptr<KernelFunction>(c.owner)->launch(c, args, device);
     Py_RETURN_NONE;
   } catch (...) {
     set_python_error(std::current_exception());
@@ -493,11 +614,11 @@ void bind_kernel(nb::module_& m) {
 
   nb::class_<KernelFunction>(m, "KernelFunction", "A kernel written in Python (@jiasu.kernel).",
                              nb::type_slots(kernel_slots))
-      .def("__init__", [](KernelFunction* self, nb::handle description) {
+      .def("__init__", [](KernelFunction* self, nb::handle description, bool debug) {
         std::string name = nb::cast<std::string>(description.attr("name"));  // may throw: before constructing
-        new (self) KernelFunction(description);
+        new (self) KernelFunction(description, debug);
         self->set_name(std::move(name));
-      }, nb::arg("description"))
+      }, nb::arg("description"), nb::arg("debug") = false)
       .def_prop_ro("name", &KernelFunction::name)
       .def("specialize", [](KernelFunction& k, nb::args args) {
         std::string key;

@@ -9,6 +9,7 @@
 
 #include "common.hpp"
 #include "program/source_module.hpp"
+#include "runtime/backend.hpp"
 #include "support/error.hpp"
 
 namespace jiasu::py {
@@ -86,7 +87,35 @@ void require_gpu() {
 
 namespace {
 
+// CUDA C++ (RawKernel, SourceModule) runs on GPUs only: not on a machine without one, nor on the CPU backend.
+void require_cuda_backend() {
+  const char* python_kernels = "; kernels written in Python (@jiasu.kernel) also run on the CPU backend";
+  if (device_count() == 0) {
+    std::string reason = "none is visible";
+    try {
+      cu::driver();
+    } catch (const Error& e) {
+      reason = e.what();
+    }
+    throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE",
+                    "CUDA C++ kernels (RawKernel, SourceModule) need a GPU: " + reason + python_kernels);
+  }
+  if (active_backend() == Backend::Cpu)
+    throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE",
+                    std::string("CUDA C++ kernels (RawKernel, SourceModule) need a GPU, but the active backend is "
+                                "'cpu' (jiasu.set_backend('cuda') selects the GPU)") + python_kernels);
+}
+
+}  // namespace
+
+namespace {
+
 void add_pointer(LaunchArgs& args, const Array& array, const Kernel& kernel) {
+  if (array.on_host())
+    throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
+                            "argument " + std::to_string(args.count()) + " is a CPU array but kernel '" + kernel.name() +
+                                "' runs on GPU " + std::to_string(kernel.device()) +
+                                "; copy it with jiasu.asarray(x, device='cuda')");
   if (array.device() != kernel.device())
     throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
                             "argument " + std::to_string(args.count()) + " lives on device " +
@@ -224,7 +253,7 @@ void bind_launch(nb::module_& m) {
 
   nb::class_<SourceModule>(m, "SourceModule", "CUDA C++ source compiled with NVRTC for the current GPU.")
       .def("__init__", [](SourceModule* self, std::string source, std::vector<std::string> options, std::string name) {
-        require_gpu();
+        require_cuda_backend();
         new (self) SourceModule(std::move(source), std::move(options), std::move(name));
         try {
           self->module(current_device());  // compile now, as PyCUDA does, so errors show at once
@@ -242,17 +271,20 @@ void bind_launch(nb::module_& m) {
            nb::arg("options") = std::vector<std::string>())
       .def("__call__", [](RawKernel& k, nb::handle grid, nb::handle block, nb::handle args, size_t shared_mem,
                           nb::handle stream) {
-        if (device_count() == 0) require_gpu();
+        if (device_count() == 0 || active_backend() == Backend::Cpu) require_cuda_backend();
         launch(k.kernel(), grid, block, args, shared_mem, stream);
       }, nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("shared_mem") = 0, nb::arg("stream") = nb::none())
-      .def("compile", [](RawKernel& k) { require_gpu(); k.kernel(); }, "Compile and load now instead of at the first call.")
+      .def("compile", [](RawKernel& k) { require_cuda_backend(); k.kernel(); }, "Compile and load now instead of at the first call.")
       .def_prop_ro("name", &RawKernel::name)
       .def_prop_ro("code", &RawKernel::code)
       .def_prop_ro("handle", [](RawKernel& k) {
-        require_gpu();
+        require_cuda_backend();
         return reinterpret_cast<uintptr_t>(k.kernel().handle());
       }, "The CUfunction of the current device, as an int (compiles and loads it first if needed).")
-      .def_prop_ro("attributes", [](RawKernel& k) { require_gpu(); return attributes(k.kernel()); });
+      .def_prop_ro("attributes", [](RawKernel& k) {
+        require_cuda_backend();
+        return attributes(k.kernel());
+      });
 }
 
 }  // namespace jiasu::py

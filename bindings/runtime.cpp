@@ -4,6 +4,7 @@
 
 #include "common.hpp"
 #include "program/source_module.hpp"
+#include "runtime/backend.hpp"
 #include "runtime/device.hpp"
 #include "runtime/stream.hpp"
 #include "support/cuda_libraries.hpp"
@@ -59,7 +60,35 @@ cu::CUstream stream_handle(nb::handle stream) {
                     python_type_name(stream));
 }
 
+int device_from(nb::handle device) {
+  if (device.is_none()) return default_device();
+  if (nb::isinstance<Device>(device)) return nb::inst_ptr<Device>(device)->ordinal;
+  if (PyLong_CheckExact(device.ptr())) {
+    int ordinal = nb::cast<int>(device);
+    if (ordinal < 0) throw BadValue("a GPU ordinal is >= 0, not " + std::to_string(ordinal) + " (the CPU is 'cpu')");
+    return ordinal;
+  }
+  if (nb::isinstance<nb::str>(device)) {
+    std::string name = nb::cast<std::string>(device);
+    if (name == "cpu") return kCpuDevice;
+    if (name == "cuda" || name == "gpu") return current_device();
+    for (const char* prefix : {"cuda:", "gpu:"}) {
+      std::string p = prefix;
+      if (name.compare(0, p.size(), p) == 0 && name.size() > p.size() &&
+          name.find_first_not_of("0123456789", p.size()) == std::string::npos)
+        return std::stoi(name.substr(p.size()));
+    }
+    throw BadValue("unknown device '" + name + "': use 'cpu', 'cuda', 'cuda:N' or a GPU ordinal");
+  }
+  throw BadArgument("a device is 'cpu', 'cuda', 'cuda:N', a GPU ordinal or a jiasu.Device, not " +
+                    python_type_name(device));
+}
+
 void bind_runtime(nb::module_& m) {
+  m.def("get_backend", [] { return backend_name(active_backend()); },
+        "The active backend: 'cuda' or 'cpu'.");
+  m.def("set_backend", [](const std::string& name) { set_active_backend(backend_from_name(name)); }, nb::arg("name"),
+        "Make 'cpu' or 'cuda' the backend of new arrays and of launches whose arguments do not decide.");
   m.def("set_wheel_roots", &set_wheel_roots, "Folders where NVIDIA's pip wheels may be installed.");
   m.def("device_count", &device_count);
   m.def("current_device", &current_device);
@@ -94,12 +123,18 @@ void bind_runtime(nb::module_& m) {
   }, nb::arg("source"), nb::arg("arch") = nb::none(), nb::arg("output") = nb::none(),
      nb::arg("options") = std::vector<std::string>(), nb::arg("name") = "jiasu_module.cu");
 
-  nb::class_<Device>(m, "Device", "A CUDA device and its properties.")
-      .def("__init__", [](Device* self, int ordinal) {
-        device_properties(ordinal);  // validates the ordinal
+  nb::class_<Device>(m, "Device", "A device: a CUDA GPU and its properties, or the CPU ('cpu').")
+      .def("__init__", [](Device* self, nb::handle spec) {
+        int ordinal = device_from(spec);
+        if (ordinal != kCpuDevice) device_properties(ordinal);  // validates the ordinal
         new (self) Device{ordinal};
-      }, nb::arg("ordinal") = 0)
-      .def_ro("id", &Device::ordinal)
+      }, nb::arg("device").none() = 0)
+      .def_prop_ro("id", [](const Device& d) -> nb::object {
+        if (d.ordinal == kCpuDevice) return nb::none();
+        return nb::int_(d.ordinal);
+      },
+                   "The GPU ordinal (None for the CPU).")
+      .def_prop_ro("type", [](const Device& d) { return d.ordinal == kCpuDevice ? "cpu" : "cuda"; })
       .def_prop_ro("name", [](const Device& d) { return d.props().name; })
       .def_prop_ro("compute_capability", [](const Device& d) {
         return nb::make_tuple(d.props().compute_capability_major, d.props().compute_capability_minor);
@@ -136,15 +171,20 @@ void bind_runtime(nb::module_& m) {
         return nb::make_tuple(info.free, info.total);
       }, "(free, total) bytes of device memory.")
       .def("synchronize", [](const Device& d) {
+        if (d.ordinal == kCpuDevice) return;  // CPU launches return when they are done
         nb::gil_scoped_release unlocked;
         synchronize_device(d.ordinal);
       })
-      .def("use", [](const Device& d) { set_current_device(d.ordinal); }, "Make this the current device.")
+      .def("use", [](const Device& d) {
+        if (d.ordinal == kCpuDevice) throw BadValue("the CPU is a backend, not a current GPU: jiasu.set_backend('cpu')");
+        set_current_device(d.ordinal);
+      }, "Make this the current GPU of this thread.")
       .def("__eq__", [](const Device& a, nb::handle b) {
         return nb::isinstance<Device>(b) && nb::inst_ptr<Device>(b)->ordinal == a.ordinal;
       }, nb::arg("other").none())
       .def("__hash__", [](const Device& d) { return d.ordinal; })
       .def("__repr__", [](const Device& d) {
+        if (d.ordinal == kCpuDevice) return std::string("<jiasu.Device cpu>");
         return "<jiasu.Device " + std::to_string(d.ordinal) + ": " + d.props().name + ", sm_" +
                std::to_string(d.props().arch()) + ">";
       });

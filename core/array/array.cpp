@@ -17,6 +17,10 @@ Layout rebased(Layout layout) {
 
 }  // namespace
 
+unsigned char* Array::host_span(int64_t byte_offset) const {
+  return reinterpret_cast<unsigned char*>(memory_->ptr()) + byte_offset;
+}
+
 Array::Array(DType dtype, Layout layout, std::shared_ptr<Allocation> memory)
     : dtype_(dtype), layout_(std::move(layout)), memory_(std::move(memory)) {}
 
@@ -28,6 +32,11 @@ Array Array::empty(const Shape& shape, DType dtype, int device) {
 void Array::copy_to_host(void* host, cu::CUstream stream, bool sync) const {
   data();  // a freed array fails here, even an empty one
   if (size() == 0) return;
+  if (on_host()) {
+    const int64_t begin = layout_.span_begin();
+    strided_copy(host_span(begin), rebased(layout_), host, contiguous_layout(shape(), layout_.itemsize));
+    return;
+  }
   activate(device());
   if (c_contiguous()) {
     copy_device_to_host(host, data(), nbytes(), stream, sync);
@@ -42,6 +51,11 @@ void Array::copy_to_host(void* host, cu::CUstream stream, bool sync) const {
 void Array::copy_from_host(const void* host, cu::CUstream stream, bool sync) const {
   data();  // a freed array fails here, even an empty one
   if (size() == 0) return;
+  if (on_host()) {
+    const int64_t begin = layout_.span_begin();
+    strided_copy(host, contiguous_layout(shape(), layout_.itemsize), host_span(begin), rebased(layout_));
+    return;
+  }
   activate(device());
   if (c_contiguous()) {
     copy_host_to_device(data(), host, nbytes(), stream, sync);
@@ -59,7 +73,9 @@ Array Array::copy(cu::CUstream stream) const {
   data();
   Array out = empty(shape(), dtype_, device());
   if (size() == 0) return out;
-  if (c_contiguous()) {
+  if (on_host()) {
+    copy_to_host(out.host_span(0));
+  } else if (c_contiguous()) {
     copy_device_to_device(out.data(), data(), nbytes(), stream, false);
   } else {
     std::vector<unsigned char> host(nbytes());
@@ -72,13 +88,19 @@ Array Array::copy(cu::CUstream stream) const {
 void Array::fill(const void* value, cu::CUstream stream) const {
   data();  // a freed array fails here, even an empty one
   if (size() == 0) return;
-  activate(device());
-  if (c_contiguous()) {
-    fill_device(data(), value, layout_.itemsize, size(), stream);
+  const size_t item = layout_.itemsize;
+  if (on_host() && c_contiguous()) {
+    unsigned char* out = host_span(layout_.offset);
+    for (int64_t i = 0; i < size(); ++i) std::memcpy(out + i * item, value, item);
+    return;
+  }
+  if (!on_host() && c_contiguous()) {
+    activate(device());
+    fill_device(data(), value, item, size(), stream);
     return;
   }
   std::vector<unsigned char> host(nbytes());
-  for (size_t i = 0; i < host.size(); i += layout_.itemsize) std::memcpy(&host[i], value, layout_.itemsize);
+  for (size_t i = 0; i < host.size(); i += item) std::memcpy(&host[i], value, item);
   copy_from_host(host.data(), stream, true);
 }
 

@@ -24,6 +24,7 @@ class Array {
   int64_t size() const { return layout_.size(); }
   int64_t nbytes() const { return size() * layout_.itemsize; }
   int device() const { return memory_->device(); }
+  bool on_host() const { return device() == kCpuDevice; }  // the CPU backend's arrays
   bool c_contiguous() const { return layout_.c_contiguous(); }
   const std::shared_ptr<Allocation>& memory() const { return memory_; }
   // Address of element [0, 0, ...]; throws InvalidArrayError once the memory is freed.
@@ -43,6 +44,7 @@ class Array {
   void fill(const void* value, cu::CUstream stream = nullptr) const;
 
  private:
+  unsigned char* host_span(int64_t byte_offset) const;  // of a host array's memory
   DType dtype_;
   Layout layout_;
   std::shared_ptr<Allocation> memory_;

@@ -168,8 +168,8 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
   });
 }
 
-std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program) {
-  emit::EmittedKernel emitted = emit::emit_host(program);
+std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program, bool debug) {
+  emit::EmittedKernel emitted = emit::emit_host(program, debug);
   HostCompileRequest request;
   request.source = std::move(emitted.source);
   request.name = emitted.entry_name;

@@ -44,6 +44,6 @@ class HostKernel {
 };
 
 // emit_host(program), compiled with compile_host() through the process-wide compile_cache().
-std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program);
+std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program, bool debug = false);
 
 }  // namespace jiasu

@@ -26,7 +26,8 @@ EmittedKernel emit_cuda(const fe::Program& program);
 // or warp operations runs its threads one after another; any other runs them as fibers that switch at each
 // barrier, and whose warps (32 consecutive linear threads) meet at each warp operation (shuffles, votes,
 // syncwarp; masks are taken as the whole warp). A `return` ends its thread only.
-EmittedKernel emit_host(const fe::Program& program);
+// debug: every array index is checked; the first one out of bounds is reported (HostLaunch::error).
+EmittedKernel emit_host(const fe::Program& program, bool debug = false);
 
 // The runtime header both targets share: array views, Python semantics for //, %, **, casts,
 // the math and intrinsic functions named in builtins.def.

@@ -155,7 +155,7 @@ std::string entry_point(const fe::Function& kernel, const std::string& name, Fun
 }  // namespace
 }  // namespace cuda
 
-EmittedKernel emit_host(const fe::Program& program) {
+EmittedKernel emit_host(const fe::Program& program, bool debug) {
   bool fibers = false;
   for (const auto& fn : program.functions) fibers |= cuda::scan(fn->body);
   cuda::TupleStructs tuples;

@@ -16,11 +16,19 @@ std::vector<bool> written_params(const fe::Function& kernel) {
 
 }  // namespace
 
-Specialization::Specialization(std::string key, const fe::Program& program)
+Specialization::Specialization(std::string key, fe::Program program, bool debug)
     : key_(std::move(key)),
-      emitted_(emit::emit_cuda(program)),
-      written_(written_params(program.kernel())),
-      module_(emitted_.source, {}, cuda_file_name(program.sources.back()->source)) {}
+      program_(std::move(program)),
+      debug_(debug),
+      emitted_(emit::emit_cuda(program_)),
+      written_(written_params(program_.kernel())),
+      module_(emitted_.source, {}, cuda_file_name(program_.sources.back()->source)) {}
+
+const HostKernel& Specialization::host_kernel() {
+  std::lock_guard<std::mutex> lock(host_mutex_);
+  if (!host_) host_ = compile_host_kernel(program_, debug_);
+  return *host_;
+}
 
 Kernel& Specialization::kernel(int device) {
   Kernel* last = last_kernel_.load(std::memory_order_acquire);
@@ -30,7 +38,8 @@ Kernel& Specialization::kernel(int device) {
   return *found;
 }
 
-PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source) : source_(std::move(source)) {}
+PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source, bool debug)
+    : source_(std::move(source)), debug_(debug) {}
 
 Specialization& PythonKernel::specialization(const std::string& key) {
   Specialization* last = last_.load(std::memory_order_acquire);
@@ -45,7 +54,7 @@ Specialization& PythonKernel::specialization(const std::string& key) {
   }
   // The front end runs unlocked: it calls back into Python (the resolver), which may let another thread
   // run and launch this kernel. Two threads compiling one signature keep the first result.
-  auto made = std::make_unique<Specialization>(key, fe::check(source_, signature_types(key)));
+  auto made = std::make_unique<Specialization>(key, fe::check(source_, signature_types(key)), debug_);
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = specializations_.emplace(key, std::move(made)).first;
   last_.store(it->second.get(), std::memory_order_release);

@@ -1,5 +1,6 @@
 // A kernel written in Python: its source, and one compiled specialisation per argument signature.
 //   front end (parse, check) → emit CUDA C++ → SourceModule (NVRTC, disk cache) → Kernel per device
+//                            → emit host C++ → compile_host (C++ compiler, disk cache) → HostKernel
 #pragma once
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/host_kernel.hpp"
 #include "emit/emit.hpp"
 #include "frontend/check.hpp"
 #include "program/source_module.hpp"
@@ -17,7 +19,8 @@ namespace jiasu {
 
 class Specialization {
  public:
-  Specialization(std::string key, const fe::Program& program);
+  // debug: the host build checks every array index (see emit_host).
+  Specialization(std::string key, fe::Program program, bool debug);
 
   const std::string& key() const { return key_; }
   const std::string& cuda_source() const { return emitted_.source; }
@@ -26,9 +29,15 @@ class Specialization {
   // Compiled and loaded for `device` on first use.
   Kernel& kernel(int device);
   SourceModule& module() { return module_; }
+  // The CPU backend's build, compiled on first use (a C++ compiler runs then, or its disk cache answers).
+  const HostKernel& host_kernel();
 
  private:
   std::string key_;
+  fe::Program program_;
+  bool debug_;
+  std::mutex host_mutex_;
+  std::shared_ptr<HostKernel> host_;
   emit::EmittedKernel emitted_;
   std::vector<bool> written_;
   SourceModule module_;
@@ -37,7 +46,7 @@ class Specialization {
 
 class PythonKernel {
  public:
-  explicit PythonKernel(std::shared_ptr<const fe::FunctionSource> source);
+  explicit PythonKernel(std::shared_ptr<const fe::FunctionSource> source, bool debug = false);
 
   // The specialisation for signature `key` (see signature.hpp), running the front end on first use.
   // Throws fe::CompileError for a kernel that cannot be compiled for these argument types.
@@ -46,6 +55,7 @@ class PythonKernel {
 
  private:
   std::shared_ptr<const fe::FunctionSource> source_;
+  bool debug_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Specialization>> specializations_;
   std::atomic<Specialization*> last_{nullptr};  // the launch path checks this one first, without locking

@@ -30,6 +30,28 @@ class PoolAllocation final : public Allocation {
   }
 };
 
+class HostAllocation final : public Allocation {
+ public:
+  HostAllocation(cu::CUdeviceptr ptr, size_t bytes) : Allocation(ptr, bytes, kCpuDevice) {}
+  ~HostAllocation() override { free_memory(); }
+
+ private:
+  void free_memory() override {
+    std::free(reinterpret_cast<void*>(ptr_));
+    ptr_ = 0;
+  }
+};
+
+// Cache-line aligned, so that kernels' vector loads and NumPy's views of it are as fast as they can be.
+std::shared_ptr<Allocation> allocate_host(size_t bytes) {
+  constexpr size_t kAlign = 64;
+  void* ptr = bytes ? std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign) : nullptr;
+  if (bytes && !ptr)
+    throw OutOfMemoryError(cu::CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY",
+                           "out of host memory: cannot allocate " + std::to_string(bytes) + " bytes");
+  return std::make_shared<HostAllocation>(reinterpret_cast<cu::CUdeviceptr>(ptr), bytes);
+}
+
 class ForeignAllocation final : public Allocation {
  public:
   ForeignAllocation(cu::CUdeviceptr ptr, size_t bytes, int device, std::shared_ptr<void> keep_alive)
@@ -58,6 +80,7 @@ void Allocation::release() {
 }
 
 std::shared_ptr<Allocation> allocate_device(int device, size_t bytes, cu::CUstream stream) {
+  if (device == kCpuDevice) return allocate_host(bytes);
   activate(device);
   cu::CUdeviceptr ptr = 0;
   if (bytes > 0) {

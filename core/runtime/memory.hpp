@@ -11,6 +11,9 @@ namespace jiasu {
 
 // One block of device memory. Views of an array share one Allocation; the memory goes back to the pool
 // when the last of them is gone, or earlier through release().
+// The device ordinal of host memory: arrays of the CPU backend live there.
+constexpr int kCpuDevice = -1;
+
 class Allocation {
  public:
   Allocation(cu::CUdeviceptr ptr, size_t bytes, int device) : ptr_(ptr), bytes_(bytes), device_(device) {}
@@ -35,7 +38,8 @@ class Allocation {
   bool released_ = false;
 };
 
-// Allocates on `device` from its default memory pool, ordered on `stream` (0: the legacy stream).
+// Allocates on `device` from its default memory pool, ordered on `stream` (0: the legacy stream);
+// on kCpuDevice, 64-byte aligned host memory.
 std::shared_ptr<Allocation> allocate_device(int device, size_t bytes, cu::CUstream stream = nullptr);
 
 // Wraps memory that another library owns; `keep_alive` holds its owner until the last view is gone.

@@ -28,6 +28,27 @@ compile_cuda = _core.compile_cuda
 synchronize = _core.synchronize
 
 
+get_backend = _core.get_backend
+set_backend = _core.set_backend
+
+
+class backend:
+    """``with jiasu.backend("cpu"): ...`` runs the block on that backend, then restores the previous one."""
+
+    def __init__(self, name):
+        self._name = name
+        self._previous = []
+
+    def __enter__(self):
+        self._previous.append(get_backend())
+        set_backend(self._name)
+        return self
+
+    def __exit__(self, *exc):
+        set_backend(self._previous.pop())
+        return False
+
+
 def is_available():
     """True when a CUDA driver and at least one GPU are usable."""
     return _core.device_count() > 0

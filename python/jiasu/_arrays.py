@@ -5,17 +5,13 @@ NumPy is imported inside the functions that need it, so that `import jiasu` stay
 from . import _core
 
 Array = _core.Array
-
-
-def _device_id(device):
-    if device is None:
-        return None
-    return device if isinstance(device, int) else device.id
+Device = _core.Device
 
 
 def empty(shape, dtype="float64", device=None):
-    """An uninitialised array on the GPU (the current device unless ``device`` is given)."""
-    return _core.empty(shape, dtype, _device_id(device))
+    """An uninitialised array on ``device``: 'cpu', 'cuda', 'cuda:N', a GPU ordinal or a jiasu.Device
+    (default: the active backend's device, see jiasu.set_backend)."""
+    return _core.empty(shape, dtype, device)
 
 
 def full(shape, fill_value, dtype=None, device=None):
@@ -60,27 +56,37 @@ def _on_gpu(obj):
 
 
 def asarray(obj, dtype=None, device=None):
-    """A jiasu.Array from ``obj``.
+    """A jiasu.Array from ``obj`` on ``device`` (default: where ``obj`` is, else the active backend's device).
 
     GPU objects (torch tensors, CuPy and Numba arrays, anything with ``__dlpack__`` or
-    ``__cuda_array_interface__``) are wrapped without a copy and kept alive while the result lives.
-    Host data (NumPy arrays, lists, scalars) is copied to the GPU.
+    ``__cuda_array_interface__``) are wrapped without a copy and kept alive while the result lives; so are
+    NumPy arrays for the CPU device. Other host data (lists, scalars) is copied, as is anything that has
+    to move between the CPU and a GPU or change dtype.
     """
     import numpy as np
 
+    target = None if device is None else Device(device)
     if isinstance(obj, Array) or _on_gpu(obj):
-        out = _core.as_device_array(obj)
+        out = _core.as_device_array(obj) if not isinstance(obj, Array) else obj
+        if target is not None and target != out.device:
+            return asarray(out.get(), dtype, target)
         if dtype is not None and np.dtype(dtype) != out.dtype:
             out = asarray(out.get().astype(dtype), device=out.device)  # no device cast kernels yet
         return out
     host = np.asarray(obj, dtype=dtype)
-    out = empty(host.shape, host.dtype, device)
+    if target is None:
+        target = Device(None)
+    if target.type == "cpu":
+        if not (host.dtype.isnative and host.flags.writeable):
+            host = np.array(host, dtype=host.dtype.newbyteorder("="), copy=True)
+        return _core.host_array(host)  # in place, as np.asarray would
+    out = empty(host.shape, host.dtype, target)
     out.set(host)
     return out
 
 
 def from_dlpack(x):
-    """A zero-copy jiasu.Array over a DLPack producer that lives on the GPU."""
+    """A zero-copy jiasu.Array over a DLPack producer (GPU memory; host memory gives a CPU array)."""
     return _core.from_dlpack(x)
 
 

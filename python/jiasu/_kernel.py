@@ -98,13 +98,19 @@ class DeviceFunction:
         return f"<jiasu device function {self.__name__}>"
 
 
-def kernel(fn=None, **options):
-    """Compile a Python function into a GPU kernel, launched as ``k[blocks, threads](args...)``."""
+def kernel(fn=None, *, debug=False, **options):
+    """Compile a Python function into a kernel, launched as ``k[blocks, threads](args...)``.
+
+    It runs on a GPU or, on the CPU backend, compiled for the host. ``debug=True`` makes the CPU build
+    check every array index and raise IndexError at the first one out of bounds.
+    """
     if options:
         raise TypeError(f"unsupported kernel option(s): {', '.join(sorted(options))}")
+    if not isinstance(debug, bool):
+        raise TypeError(f"debug must be True or False, not {type(debug).__name__}")
 
     def wrap(f):
-        return _core.KernelFunction(_Description(f))
+        return _core.KernelFunction(_Description(f), debug)
 
     return wrap if fn is None else wrap(fn)
 

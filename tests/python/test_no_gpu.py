@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import jiasu
@@ -33,32 +34,37 @@ def check_no_gpu_error(excinfo):
     return error
 
 
-def test_zeros_raises():
+def test_arrays_default_to_the_cpu_backend():
+    assert jiasu.get_backend() == "cpu"
+    a = jiasu.zeros(3)
+    assert a.device == jiasu.Device("cpu")
+    np.testing.assert_array_equal(a.get(), np.zeros(3))
+
+
+def test_gpu_arrays_raise():
     with pytest.raises(jiasu.JiasuError) as excinfo:
-        jiasu.zeros(3)
-    check_no_gpu_error(excinfo)
-
-
-def test_empty_and_asarray_raise():
-    with pytest.raises(NO_GPU_ERRORS) as excinfo:
-        jiasu.empty((2, 2), dtype=jiasu.float32)
+        jiasu.zeros(3, device="cuda")
     check_no_gpu_error(excinfo)
     with pytest.raises(NO_GPU_ERRORS) as excinfo:
-        jiasu.asarray([1.0, 2.0])
+        jiasu.empty((2, 2), dtype=jiasu.float32, device=0)
     check_no_gpu_error(excinfo)
+    with pytest.raises(NO_GPU_ERRORS) as excinfo:
+        jiasu.asarray([1.0, 2.0], device="cuda")
+    check_no_gpu_error(excinfo)
+    with pytest.raises(NO_GPU_ERRORS) as excinfo:
+        jiasu.set_backend("cuda")
+    check_no_gpu_error(excinfo)
+    assert jiasu.get_backend() == "cpu"
 
 
 def test_raw_kernel_call_raises():
     kernel = jiasu.RawKernel(SOURCE, "add")  # construction compiles nothing and needs no GPU
     assert kernel.name == "add"
-    with pytest.raises(jiasu.JiasuError) as excinfo:
+    with pytest.raises(jiasu.CudaError) as excinfo:
         kernel((1,), (1,), ())
-    first = type(check_no_gpu_error(excinfo))
-    # Same kind as the array path, and stable on a second call.
-    with pytest.raises(jiasu.JiasuError) as zeros_info:
-        jiasu.zeros(3)
-    assert type(zeros_info.value) is first
-    with pytest.raises(first):
+    check_no_gpu_error(excinfo)
+    assert "need a GPU" in str(excinfo.value) and "CPU backend" in str(excinfo.value)
+    with pytest.raises(jiasu.CudaError):  # stable on a second call
         kernel((1,), (1,), ())
 
 
@@ -98,7 +104,7 @@ def test_queries_do_not_raise():
 def test_override_is_named_in_message():
     code = textwrap.dedent("""
         import jiasu
-        for attempt in (lambda: jiasu.zeros(3), lambda: jiasu.Device(0), lambda: jiasu.Stream()):
+        for attempt in (lambda: jiasu.zeros(3, device="cuda"), lambda: jiasu.Device(0), lambda: jiasu.Stream()):
             try:
                 attempt()
             except jiasu.JiasuError as e:
