@@ -3,6 +3,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.hpp"
+#include "cpu/host_kernel.hpp"
 #include "program/source_module.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/device.hpp"
@@ -10,6 +11,7 @@
 #include "support/cuda_libraries.hpp"
 #include "support/error.hpp"
 #include "toolchain/disk_cache.hpp"
+#include "toolchain/host_compiler.hpp"
 #include "toolchain/nvrtc.hpp"
 
 namespace jiasu::py {
@@ -85,6 +87,14 @@ int device_from(nb::handle device) {
 }
 
 void bind_runtime(nb::module_& m) {
+  m.def("host_compiler", [] {
+    const HostCompiler& c = host_compiler();
+    nb::dict d;
+    d["path"] = c.path;
+    d["identity"] = c.identity;
+    return d;
+  }, "The C++ compiler the CPU backend uses (path, `--version` line); raises when there is none.");
+  m.def("cpu_threads", &host_thread_count, "OS threads the CPU backend runs blocks on ($JIASU_CPU_THREADS).");
   m.def("get_backend", [] { return backend_name(active_backend()); },
         "The active backend: 'cuda' or 'cpu'.");
   m.def("set_backend", [](const std::string& name) { set_active_backend(backend_from_name(name)); }, nb::arg("name"),
@@ -94,9 +104,11 @@ void bind_runtime(nb::module_& m) {
   m.def("current_device", &current_device);
   m.def("set_device", &set_current_device);
   m.def("synchronize", [](nb::handle device) {
+    int ordinal = device_from(device);
+    if (ordinal == kCpuDevice) return;  // CPU launches return when they are done
     nb::gil_scoped_release unlocked;
-    synchronize_device(device.is_none() ? current_device() : nb::cast<int>(device));
-  }, nb::arg("device") = nb::none());
+    synchronize_device(ordinal);
+  }, nb::arg("device").none() = nb::none(), "Wait for the work queued on a GPU (default: the active backend's).");
   m.def("library_info", &library_report, nb::arg("name"),
         "Path, origin and version of 'driver', 'nvrtc', 'cudnn', 'cublas' or 'nccl'; raises when missing.");
   m.def("cache_dir", &default_cache_dir);
@@ -135,7 +147,7 @@ void bind_runtime(nb::module_& m) {
       },
                    "The GPU ordinal (None for the CPU).")
       .def_prop_ro("type", [](const Device& d) { return d.ordinal == kCpuDevice ? "cpu" : "cuda"; })
-      .def_prop_ro("name", [](const Device& d) { return d.props().name; })
+      .def_prop_ro("name", [](const Device& d) { return d.ordinal == kCpuDevice ? std::string("cpu") : d.props().name; })
       .def_prop_ro("compute_capability", [](const Device& d) {
         return nb::make_tuple(d.props().compute_capability_major, d.props().compute_capability_minor);
       })
@@ -143,7 +155,9 @@ void bind_runtime(nb::module_& m) {
       .def_prop_ro("multiprocessor_count", [](const Device& d) { return d.props().multiprocessor_count; })
       .def_prop_ro("total_memory", [](const Device& d) { return d.props().total_memory; })
       .def_prop_ro("l2_cache_size", [](const Device& d) { return d.props().l2_cache_size; })
-      .def_prop_ro("warp_size", [](const Device& d) { return d.props().warp_size; })
+      .def_prop_ro("warp_size", [](const Device& d) {
+        return d.ordinal == kCpuDevice ? 32 : d.props().warp_size;  // the CPU backend's warps have 32 lanes
+      })
       .def_prop_ro("max_threads_per_block", [](const Device& d) { return d.props().max_threads_per_block; })
       .def_prop_ro("max_block_dim", [](const Device& d) {
         auto& p = d.props();

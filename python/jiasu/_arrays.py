@@ -59,9 +59,10 @@ def asarray(obj, dtype=None, device=None):
     """A jiasu.Array from ``obj`` on ``device`` (default: where ``obj`` is, else the active backend's device).
 
     GPU objects (torch tensors, CuPy and Numba arrays, anything with ``__dlpack__`` or
-    ``__cuda_array_interface__``) are wrapped without a copy and kept alive while the result lives; so are
-    NumPy arrays for the CPU device. Other host data (lists, scalars) is copied, as is anything that has
-    to move between the CPU and a GPU or change dtype.
+    ``__cuda_array_interface__``) and jiasu arrays already on ``device`` are wrapped without a copy and
+    kept alive while the result lives. Host data (NumPy arrays, lists, scalars) is copied, for the CPU
+    device too, so that code behaves the same on both backends; ``jiasu.from_dlpack(a)`` views a NumPy
+    array in place, and kernels use NumPy arguments in place on the CPU backend.
     """
     import numpy as np
 
@@ -77,9 +78,7 @@ def asarray(obj, dtype=None, device=None):
     if target is None:
         target = Device(None)
     if target.type == "cpu":
-        if not (host.dtype.isnative and host.flags.writeable):
-            host = np.array(host, dtype=host.dtype.newbyteorder("="), copy=True)
-        return _core.host_array(host)  # in place, as np.asarray would
+        return _core.host_array(np.array(host, dtype=host.dtype.newbyteorder("="), order="C", copy=True))
     out = empty(host.shape, host.dtype, target)
     out.set(host)
     return out

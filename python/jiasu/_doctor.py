@@ -2,8 +2,8 @@
 
 `collect()` gathers the facts as a plain dict (what `--json` prints), `format_report()` turns them into
 text, `main()` prints one or the other and returns the exit code: 0 when the active backend has all it
-needs (for CUDA: a driver, at least one GPU and NVRTC), 1 otherwise. cuDNN, cuBLAS and NCCL are optional:
-their absence is a warning.
+needs (CUDA: a driver, at least one GPU and NVRTC; CPU: a C++ compiler), 1 otherwise. cuDNN, cuBLAS and
+NCCL are optional: their absence is a warning, as is a GPU machine's missing C++ compiler.
 """
 import json
 import os
@@ -18,7 +18,7 @@ LIBRARIES = (
     ("cublas", "cuBLAS", "JIASU_CUBLAS", False),
     ("nccl", "NCCL", "JIASU_NCCL", False),
 )
-NO_BACKEND = "none — no usable GPU (the CPU backend is not available yet)"
+CXX_FIX = "install a C++17 compiler (g++ or clang++; e.g. `apt install g++`), or set JIASU_CXX to one"
 
 # Remedies for a driver that was found but cannot be used (jiasu.CudaError.name -> fix).
 DRIVER_FIXES = {
@@ -77,6 +77,16 @@ def _gpus():
     return gpus
 
 
+def _host_compiler():
+    from . import _core
+    try:
+        found = _core.host_compiler()
+    except Exception as error:
+        message, fix = _split_fix(str(error))
+        return {"found": False, "error": message, "fix": fix or CXX_FIX}
+    return {"found": True, "path": found["path"], "identity": found["identity"], "threads": _core.cpu_threads()}
+
+
 def _cache():
     from . import _core
     try:
@@ -116,26 +126,36 @@ def collect():
         facts["gpus"], facts["gpu_error"] = [], str(error)
     for key, name, env_var, _ in LIBRARIES:
         facts[key] = _library(key, name, env_var)
+    facts["host_compiler"] = _host_compiler()
     facts["cache"] = _cache()
-    cuda = jiasu.is_available()
-    facts["backend"] = "cuda" if cuda else "none"
-    facts["backend_detail"] = "cuda" if cuda else NO_BACKEND
+    try:
+        facts["backend"] = jiasu.get_backend()
+    except Exception as error:  # JIASU_BACKEND names a backend that cannot run here
+        facts["backend"], facts["backend_error"] = None, str(error)
+    cuda = facts["backend"] == "cuda"
 
-    # What is broken (errors) or only limited (warnings), each with its remedy.
+    # What is broken (errors) or only limited (warnings), each with its remedy. GPU problems are errors
+    # for the CUDA backend and warnings for the CPU one, and the other way round for the C++ compiler.
     errors, warnings = [], []
+    gpu_issues = warnings if facts["backend"] == "cpu" else errors
+    if facts.get("backend_error"):
+        errors.append({"what": facts["backend_error"].splitlines()[0],
+                       "fix": "unset JIASU_BACKEND, or set it to 'cpu'"})
     if not facts["driver"]["found"]:
-        errors.append({"what": "no usable CUDA driver", "fix": facts["driver"]["fix"]})
+        gpu_issues.append({"what": "no usable CUDA driver", "fix": facts["driver"]["fix"]})
     elif not facts["gpus"]:
-        errors.append({"what": "the CUDA driver sees no GPU",
-                       "fix": DRIVER_FIXES["CUDA_ERROR_NO_DEVICE"]})
+        gpu_issues.append({"what": "the CUDA driver sees no GPU", "fix": DRIVER_FIXES["CUDA_ERROR_NO_DEVICE"]})
     for key, name, _, required in LIBRARIES:
         if not facts[key]["found"]:
-            (errors if required else warnings).append(
+            (gpu_issues if required and facts["driver"]["found"] else warnings).append(
                 {"what": f"{name} missing" + ("" if required else " (optional)"), "fix": facts[key]["fix"]})
+    if not facts["host_compiler"]["found"]:
+        (warnings if cuda else errors).append({"what": "no C++ compiler (the CPU backend needs one)",
+                                               "fix": facts["host_compiler"]["fix"]})
     if facts["system"]["ml_dtypes"] is None:
         warnings.append({"what": "ml_dtypes missing (needed for bfloat16)", "fix": "pip install ml_dtypes"})
     facts["errors"], facts["warnings"] = errors, warnings
-    facts["ok"] = cuda and not errors
+    facts["ok"] = facts["backend"] is not None and not errors
     return facts
 
 
@@ -192,7 +212,18 @@ def format_report(facts, color=False):
         cache_rows = [("dir", c["dir"] + ("" if c["exists"] else "  (not created yet)")),
                       ("entries", f"{c['entries']} ({_size(c['bytes'])})")]
     sections.append(("Compile cache", cache_rows))
-    backend = green("cuda") if facts["backend"] == "cuda" else red(facts["backend_detail"])
+    h = facts["host_compiler"]
+    if h["found"]:
+        host_rows = [("c++", f"{green(h['identity'])}  {h['path']}"), ("threads", str(h["threads"]))]
+    else:
+        host_rows = [("c++", (yellow if facts["backend"] == "cuda" else red)("missing") + " — " + h["error"])]
+    sections.append(("CPU backend", host_rows))
+    if facts["backend"] is None:
+        backend = red("none") + " — " + facts["backend_error"].splitlines()[0]
+    else:
+        how = "JIASU_BACKEND" if os.environ.get("JIASU_BACKEND") else \
+            "a GPU is present" if facts["backend"] == "cuda" else "no usable GPU"
+        backend = green(facts["backend"]) + f"  ({how})"
     sections.append(("Backend", [("active", backend)]))
 
     width = max(len(name) for _, rows in sections for name, _ in rows) + 2
@@ -204,11 +235,12 @@ def format_report(facts, color=False):
             lines.append(f"  {name + ':':<{width}}{first}")
             lines += [" " * (width + 2) + r for r in rest]
     lines.append("")
+    name = {"cuda": "CUDA", "cpu": "CPU"}.get(facts["backend"], "")
     if facts["ok"]:
-        lines.append(green("Everything the CUDA backend needs is here.") if not facts["warnings"] else
-                     green("The CUDA backend is ready") + " (with the warnings below).")
+        lines.append(green(f"Everything the {name} backend needs is here.") if not facts["warnings"] else
+                     green(f"The {name} backend is ready") + " (with the warnings below).")
     else:
-        lines.append(red("Not ready: jiasu cannot run on a GPU here."))
+        lines.append(red(f"Not ready: the {name} backend cannot run here." if name else "Not ready."))
     for issue in facts["errors"]:
         lines += [red("error:") + " " + issue["what"], "fix: " + issue["fix"]]
     for issue in facts["warnings"]:

@@ -8,6 +8,7 @@
   (or a process that has not compiled anything yet).
 """
 import pathlib
+import secrets
 
 import pytest
 
@@ -50,3 +51,13 @@ def tmp_cache(tmp_path, monkeypatch):
     cache.mkdir()
     monkeypatch.setenv("JIASU_CACHE_DIR", str(cache))
     return cache
+
+
+@pytest.fixture
+def rng():
+    """A fresh generator per test; the seed is printed so that a failure can be replayed."""
+    import numpy as np
+
+    seed = secrets.randbits(64)
+    print(f"rng seed: {seed}")
+    return np.random.default_rng(seed)

@@ -6,7 +6,6 @@ without a GPU whatever the outer conftest does. Optional frameworks (torch, CuPy
 that skip when the framework or its GPU support is missing; nothing optional is imported at collection.
 """
 import os
-import secrets
 
 import numpy as np
 import pytest
@@ -18,14 +17,6 @@ import jiasu
 def _require_gpu():
     if not jiasu.is_available():
         pytest.skip("needs a CUDA GPU")
-
-
-@pytest.fixture
-def rng():
-    """A fresh generator per test; the seed is printed so that a failure can be replayed."""
-    seed = secrets.randbits(64)
-    print(f"rng seed: {seed}")
-    return np.random.default_rng(seed)
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ import pytest
 import jiasu
 
 from .conftest import cache_entries
-from .kernels_support import (assert_rel, assert_same, assert_untouched, blocks_for, first_signature, host, poisoned,
+from kernels.kernels_support import (assert_rel, assert_same, assert_untouched, blocks_for, first_signature, host, poisoned,
                               rand_float)
 
 pytestmark = pytest.mark.gpu

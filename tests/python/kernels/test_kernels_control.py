@@ -9,7 +9,6 @@ import jiasu
 
 from .kernels_support import assert_rel, assert_same, blocks_for, param_id, poisoned, rand_float, rand_int
 
-pytestmark = pytest.mark.gpu
 
 
 # ---------------------------------------------------------------- return, while, break, continue

@@ -9,7 +9,6 @@ import jiasu
 from .kernels_support import (TOL, assert_rel, assert_same, blocks_for, opposite, param_id, poisoned, rand_bits,
                               rand_float, rand_int)
 
-pytestmark = pytest.mark.gpu
 
 N = 100_003
 

@@ -10,7 +10,6 @@ import jiasu
 
 from .kernels_support import assert_rel, assert_same, blocks_for, opposite, param_id, poisoned, rand_bits, rand_float
 
-pytestmark = pytest.mark.gpu
 
 N = 65_537
 FLOATS = [np.float32, np.float64]

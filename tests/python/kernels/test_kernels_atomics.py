@@ -7,7 +7,6 @@ import jiasu
 
 from .kernels_support import assert_same, blocks_for, param_id, poisoned, rand_bits, rand_float, rand_int
 
-pytestmark = pytest.mark.gpu
 
 ARITH_TYPES = [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64]
 INT_TYPES = [np.int32, np.uint32, np.int64, np.uint64]

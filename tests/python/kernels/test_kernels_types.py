@@ -10,7 +10,6 @@ import jiasu
 from .kernels_support import (BF16, TOL, assert_rel, assert_same, assert_untouched, blocks_for, opposite, param_id,
                               poisoned, poisoned_host, rand_float, rand_int)
 
-pytestmark = pytest.mark.gpu
 
 
 # ---------------------------------------------------------------- weak (literal) and strong scalars

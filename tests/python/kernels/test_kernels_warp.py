@@ -7,7 +7,6 @@ import jiasu
 
 from .kernels_support import assert_same, blocks_for, opposite, param_id, poisoned, rand_bits, rand_float, rand_int
 
-pytestmark = pytest.mark.gpu
 
 WARP = 32
 FULL = 0xFFFFFFFF
@@ -187,7 +186,10 @@ def divergent_activemask(branch_masks, entry_masks):
         branch_masks[i] = jiasu.activemask()
 
 
-def test_activemask_in_branches_and_partial_warps():
+def test_activemask_in_branches_and_partial_warps(request, backend):
+    if backend == "cpu":  # to be fixed: the lanes of each branch should meet apart
+        request.applymarker(pytest.mark.xfail(strict=True, reason="CPU backend: activemask in divergent "
+                                                                   "branches reports the whole warp"))
     threads = 48  # the second warp of each block has only 16 threads
     blocks = 10
     n = blocks * threads
