@@ -12,20 +12,59 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "emit/emit.hpp"
 #include "program/source_module.hpp"
 #include "support/error.hpp"
 
 namespace jiasu {
 
-// The layout the emitted entry point reads (the host runtime header's jiasu::HostLaunch).
+// The layouts the emitted entry point reads (the host runtime header's jiasu::HostLaunch and HostError):
+// the library reports a failure (a deadlock, no memory for fiber stacks, ...) in *error and returns.
+struct HostError {
+  int failed;
+  char message[512];
+};
 struct HostLaunch {
   long long grid[3], block[3];
   long long block_begin, block_end;
   long long shared_bytes;
+  HostError* error;
+  void* (*fiber_stacks)(long long count, long long bytes);
 };
 
 namespace {
+
+// HostLaunch::fiber_stacks: the fiber stacks of host kernels, kept per OS thread from launch to launch
+// (mapping a block's stacks, guarding each and faulting their first pages in took about 0.7 ms for 256
+// threads, more than running such a block). Grows to the largest block seen; lives as long as its thread.
+void* lend_fiber_stacks(long long count, long long bytes) {
+  struct Stacks {
+    void* base = MAP_FAILED;
+    long long count = 0, bytes = 0;
+    ~Stacks() {
+      if (base != MAP_FAILED) munmap(base, static_cast<size_t>(count * bytes));
+    }
+  };
+  thread_local Stacks stacks;
+  if (stacks.base != MAP_FAILED && stacks.bytes == bytes && stacks.count >= count) return stacks.base;
+  if (stacks.base != MAP_FAILED) munmap(stacks.base, static_cast<size_t>(stacks.count * stacks.bytes));
+  stacks = Stacks{};
+  const long long page = sysconf(_SC_PAGESIZE);
+  long long total = 0;
+  if (count <= 0 || bytes <= page || bytes % page != 0 || __builtin_mul_overflow(count, bytes, &total)) return nullptr;
+  void* base = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) return nullptr;
+  for (long long i = 0; i < count; ++i)  // a guard page below each stack: an overflow faults
+    mprotect(static_cast<unsigned char*>(base) + i * bytes, static_cast<size_t>(page), PROT_NONE);
+  stacks.base = base;
+  stacks.count = count;
+  stacks.bytes = bytes;
+  return base;
+}
 
 int configured_thread_count() {
   if (const char* text = std::getenv("JIASU_CPU_THREADS"); text && *text) {
@@ -146,8 +185,9 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
   if (block.x == 0 || block.y == 0 || block.z == 0)
     throw BadValue("block dimensions must be at least 1, got (" + std::to_string(block.x) + ", " +
                    std::to_string(block.y) + ", " + std::to_string(block.z) + ")");
+  HostError error{};  // shared by every range: the first failure wins, the other ranges stop early
   HostLaunch base{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0,
-                  static_cast<long long>(shared_bytes)};
+                  static_cast<long long>(shared_bytes), &error, &lend_fiber_stacks};
   long long blocks = 0;
   if (__builtin_mul_overflow(base.grid[0], base.grid[1], &blocks) ||
       __builtin_mul_overflow(blocks, base.grid[2], &blocks) || blocks > (1LL << 50))
@@ -155,17 +195,25 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
   if (blocks == 1) {  // no need for the pool
     base.block_end = 1;
     entry_(&base, params);
-    return;
+  } else {
+    ThreadPool& pool = ThreadPool::instance();
+    const long long ranges = std::min<long long>(blocks, pool.threads());
+    const Entry entry = entry_;
+    pool.run(ranges, [&](long long r) {
+      HostLaunch launch = base;
+      launch.block_begin = blocks * r / ranges;
+      launch.block_end = blocks * (r + 1) / ranges;
+      entry(&launch, params);
+    });
   }
-  ThreadPool& pool = ThreadPool::instance();
-  const long long ranges = std::min<long long>(blocks, pool.threads());
-  const Entry entry = entry_;
-  pool.run(ranges, [&](long long r) {
-    HostLaunch launch = base;
-    launch.block_begin = blocks * r / ranges;
-    launch.block_end = blocks * (r + 1) / ranges;
-    entry(&launch, params);
-  });
+  if (error.failed) {  // the pool's join ordered the library's writes before this read
+    error.message[sizeof error.message - 1] = '\0';
+    std::string name = entry_name_;
+    if (name.rfind("jiasu_kernel_", 0) == 0) name.erase(0, 13);
+    if (error.failed == 2) throw OutOfRange("kernel '" + name + "' (CPU, debug): " + error.message);
+    // As the driver names a kernel that failed on the device.
+    throw LaunchError(719, "CUDA_ERROR_LAUNCH_FAILED", "kernel " + name + " (CPU): " + error.message);
+  }
 }
 
 std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program, bool debug) {

@@ -31,6 +31,9 @@ class HostKernel {
   // packed as emit_host() describes; shared_bytes is each block's dynamic shared memory.
   // Throws BadValue when a grid or block dimension is 0. Launches from several threads are serialised
   // on the pool (a launch of a single block runs on the calling thread alone).
+  // Throws LaunchError (CUDA_ERROR_LAUNCH_FAILED, "kernel NAME (CPU): deadlock in block ...", "... out of
+  // memory ...") when the library reports a failure: the first of the launch; blocks not yet started
+  // when it happened were skipped.
   void launch(Dim3 grid, Dim3 block, void* const* params, size_t shared_bytes) const;
 
   const std::string& entry_name() const { return entry_name_; }

@@ -252,7 +252,7 @@ void FunctionEmitter::store(const Expr& target, const Value& v) {
     case ExprKind::Subscript: {
       std::vector<Value> indices;
       for (size_t i = 1; i < target.args.size(); ++i) indices.push_back(Value{"", target.args[i]->type, target.args[i].get()});
-      return line(element_ref(*target.args[0], indices) + " = " + value_as(v, target.type) + ";");
+      return line(element_ref(*target.args[0], indices, target) + " = " + value_as(v, target.type) + ";");
     }
     case ExprKind::Tuple: {
       // Python evaluates every item before it stores any: when a store could change an item still to be
@@ -294,7 +294,7 @@ void FunctionEmitter::aug_assign(const Stmt& s) {
       indices.push_back(Value{"", index.type, &index});
       plain &= (index.kind == ExprKind::Name && index.meaning == fe::Meaning::Local) || is_constant(index);
     }
-    place = element_ref(*target.args[0], indices);
+    place = element_ref(*target.args[0], indices, target);
     if (!plain) {
       std::string name = temp("element");
       line(c_type(current) + "& " + name + " = " + place + ";");

@@ -70,8 +70,11 @@ struct Value {
 
 class FunctionEmitter {
  public:
-  FunctionEmitter(const Target& target, const fe::Function& fn, const fe::SourceText& source, TupleStructs& tuples)
-      : target_(target), fn_(fn), source_(source), tuples_(tuples) {}
+  // check_indices: every array element access goes through jiasu::at_checked, which reports the first index
+  // out of bounds with its place in the Python source (the host target's debug mode).
+  FunctionEmitter(const Target& target, const fe::Function& fn, const fe::SourceText& source, TupleStructs& tuples,
+                  bool check_indices = false)
+      : target_(target), fn_(fn), source_(source), tuples_(tuples), check_indices_(check_indices) {}
   std::string emit();  // the whole definition
   std::string param_type(size_t i) { return c_type(fn_.params.at(i).type); }  // C++ type of parameter i
 
@@ -98,7 +101,8 @@ class FunctionEmitter {
   std::string call(const fe::Expr& e);
   std::string builtin_call(const fe::Expr& e);
   std::string atomic_call(const fe::Expr& e, const char* function);
-  std::string element_ref(const fe::Expr& array, const std::vector<Value>& indices);
+  // array[indices...] as an lvalue; `subscript` is the Python expression, for debug-mode reports.
+  std::string element_ref(const fe::Expr& array, const std::vector<Value>& indices, const fe::Expr& subscript);
   Value item(const fe::Expr& tuple, size_t k);   // the k-th item of a tuple-typed expression
   Value item(const Value& tuple, size_t k);
   std::vector<Value> items(const fe::Expr& e);  // a tuple's items, or the value itself
@@ -125,6 +129,7 @@ class FunctionEmitter {
   const fe::Function& fn_;
   const fe::SourceText& source_;
   TupleStructs& tuples_;
+  const bool check_indices_;
   std::map<std::string, const fe::Expr*> new_arrays_;  // variable -> its shared/local.array() call
   std::ostringstream out_;
   int indent_ = 1;

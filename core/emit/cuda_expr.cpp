@@ -342,8 +342,28 @@ std::string FunctionEmitter::bool_op(const Expr& e) {
   return "([&]() -> " + t + " { " + body + " }())";
 }
 
-std::string FunctionEmitter::element_ref(const Expr& array, const std::vector<Value>& indices) {
+// A C++ string literal of `text`.
+static std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string FunctionEmitter::element_ref(const Expr& array, const std::vector<Value>& indices, const Expr& subscript) {
   std::string code = "jiasu::at(" + expr(array);
+  if (check_indices_) {
+    const fe::SourceLoc at = fe::start_of(subscript);
+    const std::string name = array.kind == ExprKind::Name ? array.name : "array";
+    code = "jiasu::at_checked(" + target_.context_arg + ", jiasu::IndexSite{" + quoted(name) + ", " + quoted(source_.file) + ", " +
+           std::to_string(at.line) + ", " + std::to_string(at.column) + "}, " + expr(array);
+  }
   for (const Value& index : indices) code += ", " + (index.expr ? expr(*index.expr) : index.code);
   return code + ")";
 }
@@ -353,7 +373,7 @@ std::string FunctionEmitter::subscript(const Expr& e) {
   if (base.type.kind == TypeKind::Array) {
     std::vector<Value> indices;
     for (size_t i = 1; i < e.args.size(); ++i) indices.push_back(Value{"", e.args[i]->type, e.args[i].get()});
-    return element_ref(base, indices);
+    return element_ref(base, indices, e);
   }
   Value v = item(base, static_cast<size_t>(e.args[1]->int_value));  // check() made the index a constant
   return v.expr ? expr(*v.expr) : v.code;
@@ -522,7 +542,7 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
 std::string FunctionEmitter::atomic_call(const Expr& e, const char* function) {
   const Expr& array = *e.args[1];
   const Type element = scalar(array.type.dtype);
-  std::string code = std::string(function) + "(&" + element_ref(array, items(*e.args[2]));
+  std::string code = std::string(function) + "(&" + element_ref(array, items(*e.args[2]), e);
   for (size_t i = 3; i < e.args.size(); ++i) code += ", " + expr_as(*e.args[i], element);
   return code + ")";
 }

@@ -162,7 +162,7 @@ EmittedKernel emit_host(const fe::Program& program, bool debug) {
   std::string functions;
   for (size_t i = 0; i < program.functions.size(); ++i)
     functions += "\n" + cuda::FunctionEmitter(cuda::host_target(), *program.functions[i], program.sources[i]->source,
-                                              tuples).emit();
+                                              tuples, debug).emit();
   const fe::Function& kernel = program.kernel();
   EmittedKernel out;
   out.entry_name = kernel.mangled_name.empty() ? cuda::user_name(kernel.name) : kernel.mangled_name;

@@ -34,10 +34,16 @@ using testing::python;
 using testing::scalar;
 
 // The layouts the entry point reads (as the runtime header declares them).
+struct LaunchError {
+  int failed;
+  char message[512];
+};
 struct Launch {
   long long grid[3], block[3];
   long long block_begin, block_end;
   long long shared_bytes;
+  LaunchError* error;
+  void* (*fiber_stacks)(long long count, long long bytes);  // null here: the library maps its own
 };
 template <typename T, int N> struct ArrayC { T* data; long long shape[N]; };
 template <typename T, int N> struct ArrayA { T* data; long long shape[N]; long long strides[N]; };
@@ -49,13 +55,14 @@ ArrayC<T, 1> view(std::vector<T>& v) { return {v.data(), {static_cast<long long>
 class HostKernel {
  public:
   using Entry = void (*)(const Launch*, void* const*);
-  HostKernel(const std::string& source, const std::string& entry_name) {
+  // flags: more compiler options (e.g. -DJIASU_HOST_UCONTEXT: fibers on ucontext, the other targets' way).
+  HostKernel(const std::string& source, const std::string& entry_name, const std::string& flags = "") {
     char pattern[] = "/tmp/jiasu_host_test_XXXXXX";
     dir_ = mkdtemp(pattern);
     const fs::path cpp = dir_ / "kernel.cpp", so = dir_ / "kernel.so";
     std::ofstream(cpp) << source;
     const char* cxx = std::getenv("CXX");
-    std::string command = std::string(cxx && *cxx ? cxx : "g++") + " -O2 -std=c++17 -shared -fPIC -Wall -o " +
+    std::string command = std::string(cxx && *cxx ? cxx : "g++") + " -O2 -std=c++17 -shared -fPIC -Wall " + flags + " -o " +
                           so.string() + " " + cpp.string() + " > " + (dir_ / "log").string() + " 2>&1";
     if (std::system(command.c_str()) != 0) {
       std::ifstream log(dir_ / "log");
@@ -77,15 +84,24 @@ class HostKernel {
   }
   bool ok() const { return entry_ != nullptr; }
 
-  // Runs the whole grid (or blocks [begin, end) when end >= 0), with shared_bytes of dynamic shared memory.
+  // Runs the whole grid (or blocks [begin, end) when end >= 0), with shared_bytes of dynamic shared memory;
+  // a failure the library reports is a test failure.
   void run(std::vector<long long> grid, std::vector<long long> block, std::vector<void*> params, long long begin = 0,
            long long end = -1, long long shared_bytes = 0) const {
-    ASSERT_TRUE(ok());
+    const std::string failure = try_run(std::move(grid), std::move(block), std::move(params), begin, end, shared_bytes);
+    EXPECT_EQ(failure, "");
+  }
+  // The same, giving the library's failure message ("" when none).
+  std::string try_run(std::vector<long long> grid, std::vector<long long> block, std::vector<void*> params,
+                      long long begin = 0, long long end = -1, long long shared_bytes = 0) const {
+    if (!ok()) return "not compiled";
     grid.resize(3, 1);
     block.resize(3, 1);
-    Launch launch{{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, begin, end, shared_bytes};
+    LaunchError error{};
+    Launch launch{{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, begin, end, shared_bytes, &error, nullptr};
     if (end < 0) launch.block_end = grid[0] * grid[1] * grid[2];
     entry_(&launch, params.data());
+    return error.failed ? std::string(error.message) : std::string();
   }
 
  private:
@@ -95,11 +111,11 @@ class HostKernel {
 };
 
 std::unique_ptr<HostKernel> build(const std::string& text, const std::vector<Type>& signature, Globals globals = {},
-                                  std::string* source = nullptr) {
+                                  std::string* source = nullptr, const std::string& flags = "") {
   fe::Program program = fe::check(python(text, std::move(globals)), signature);
   emit::EmittedKernel kernel = emit::emit_host(program);
   if (source) *source = kernel.source;
-  return std::make_unique<HostKernel>(kernel.source, kernel.entry_name);
+  return std::make_unique<HostKernel>(kernel.source, kernel.entry_name, flags);
 }
 
 TEST(EmitHost, TheSeedKernel) {
@@ -726,7 +742,9 @@ TEST(EmitHost, ActiveMaskInABranchAndAShuffleFromItsLeader) {
   for (size_t j = 0; j < slots.size(); ++j) ASSERT_EQ(slots[j], static_cast<int64_t>(j));
 }
 
-TEST(EmitHostDeathTest, LanesSplitBetweenABarrierAndAWarpOperationAbort) {
+// ---- Deadlocks: the entry point returns and reports them (HostLaunch::error) instead of aborting
+
+TEST(EmitHost, LanesSplitBetweenABarrierAndAWarpOperationAreReported) {
   auto k = build(
       "@jiasu.kernel\n"
       "def split(out):\n"
@@ -734,11 +752,132 @@ TEST(EmitHostDeathTest, LanesSplitBetweenABarrierAndAWarpOperationAbort) {
       "    if jiasu.laneid < 16:\n"
       "        jiasu.syncthreads()\n"
       "    else:\n"
-      "        out[i] = jiasu.shfl_down_sync(0xffffffff, out[i], 1)\n",
+      "        out[i] = jiasu.shfl_down_sync(0xffffffff, out[i], 1)\n"
+      "    out[i] = 7\n",
       {array(DType::Int64)});
-  std::vector<int64_t> out(32, 0);
+  std::vector<int64_t> out(3 * 64, 0);
   auto ov = view(out);
-  EXPECT_DEATH(k->run({1}, {32}, {&ov}), "lanes wait at a warp operation while others wait at a block barrier");
+  EXPECT_EQ(k->try_run({3}, {64}, {&ov}),
+            "deadlock in block (0, 0, 0): threads (0, 0, 0)-(15, 0, 0) wait at a block barrier (syncthreads) that "
+            "threads (16, 0, 0)-(31, 0, 0) of their warp never reach: those wait at shfl_down_sync for the first ones");
+  // The block stopped there, and so did the range: blocks 1 and 2 never started.
+  EXPECT_EQ(std::count(out.begin(), out.end(), 7), 0);
+}
+
+TEST(EmitHost, LanesAtDifferentWarpOperationsAreReported) {
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def apart(out):\n"
+      "    t = jiasu.threadIdx.x + jiasu.blockDim.x * jiasu.threadIdx.y\n"
+      "    if t % 2 == 0:\n"
+      "        out[t] = jiasu.shfl_sync(0xffffffff, t, 0)\n"
+      "    else:\n"
+      "        out[t] = jiasu.ballot_sync(0xffffffff, True)\n",
+      {array(DType::Int64)});
+  std::vector<int64_t> out(64, -1);
+  auto ov = view(out);
+  // 2-d blocks of 16 x 4 threads, block (1, 2, 0) of a 2 x 3 grid: the messages name threadIdx
+  EXPECT_EQ(k->try_run({2, 3}, {16, 4}, {&ov}, 5, 6),
+            "deadlock in block (1, 2, 0): threads (0, 0, 0) wait at shfl_sync while thread (1, 0, 0) of their warp "
+            "reaches ballot_sync (the lanes of a warp must meet at the same warp operation)");
+}
+
+TEST(EmitHost, ABarrierThatSomeThreadsSkipByReturningIsNoDeadlock) {
+  // as on the device (sm_70+): threads that have returned do not hold a barrier up
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def half(out):\n"
+      "    t = jiasu.threadIdx.x\n"
+      "    if t >= 40:\n"
+      "        return\n"
+      "    n = jiasu.syncthreads_count(True)\n"
+      "    out[t] = n + jiasu.shfl_sync(0xffffffff, t, 0)\n",
+      {array(DType::Int64)});
+  std::vector<int64_t> out(100, -1);
+  auto ov = view(out);
+  k->run({1}, {100}, {&ov});
+  for (int t = 0; t < 100; ++t) ASSERT_EQ(out[t], t < 40 ? 40 + t / 32 * 32 : -1) << t;
+}
+
+// The fallback for targets other than x86-64 and aarch64 (ucontext) keeps the scheduler's behaviour.
+TEST(EmitHost, FibersOnUcontext) {
+  const std::string flags = "-DJIASU_HOST_UCONTEXT";
+  std::string source;
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def scan(x, out):\n"
+      "    s = jiasu.shared.array(96, np.float64)\n"
+      "    t = jiasu.threadIdx.x\n"
+      "    i = jiasu.grid(1)\n"
+      "    v = x[i]\n"
+      "    d = 1\n"
+      "    while d < 32:\n"
+      "        u = jiasu.shfl_up_sync(0xffffffff, v, d)\n"
+      "        if jiasu.laneid >= d:\n"
+      "            v += u\n"
+      "        d *= 2\n"
+      "    s[t] = v\n"
+      "    jiasu.syncthreads()\n"
+      "    w = t // 32 - 1\n"
+      "    while w >= 0:\n"
+      "        v += s[w * 32 + 31]\n"
+      "        w -= 1\n"
+      "    out[i] = v\n",
+      {array(DType::Float64), array(DType::Float64)}, {}, &source, flags);
+  const int n = 4 * 96;
+  std::vector<double> x(n), out(n, -1);
+  for (int i = 0; i < n; ++i) x[i] = (i * 5) % 11 - 3;
+  auto xv = view(x); auto ov = view(out);
+  k->run({4}, {96}, {&xv, &ov});
+  for (int b = 0; b < 4; ++b) {
+    double prefix = 0;
+    for (int t = 0; t < 96; ++t) ASSERT_EQ(out[b * 96 + t], prefix += x[b * 96 + t]) << b << "," << t;
+  }
+  auto bad = build(
+      "@jiasu.kernel\n"
+      "def split(out):\n"
+      "    if jiasu.laneid < 16:\n"
+      "        jiasu.syncthreads()\n"
+      "    else:\n"
+      "        jiasu.syncwarp()\n",
+      {array(DType::Int64)}, {}, nullptr, flags);
+  std::vector<int64_t> unused(32);
+  auto uv = view(unused);
+  EXPECT_NE(bad->try_run({1}, {32}, {&uv}).find("deadlock in block (0, 0, 0)"), std::string::npos);
+}
+
+// jiasu::report_failure, for checks in emitted code: the first report of a launch wins, the block stops
+// (after the reporting thread when threads run one after another; as fibers, when the reporting one
+// reaches its next barrier: no other fiber runs after that) and the blocks not yet started are skipped.
+TEST(EmitHost, ReportedFailuresStopTheBlocks) {
+  const std::string source = emit::cuda_runtime_header() + R"(
+extern "C" void reporting(const jiasu::HostLaunch* launch, void* const* params) {
+  long long* ran = *static_cast<long long* const*>(params[0]);
+  const bool fibers = *static_cast<const bool*>(params[1]);
+  auto body = [&](const jiasu::HostThread& t) {
+    const long long i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    if (t.blockIdx.x == 1 && t.threadIdx.x >= 2) jiasu::report_failure("thread %lld, block %lld", t.threadIdx.x, t.blockIdx.x);
+    ran[i] += 1;
+    if (fibers) {
+      jiasu::syncthreads();
+      ran[i] += 10;
+    }
+  };
+  jiasu::HostBlocks blocks(launch);
+  if (fibers) blocks.run_fibers(body);
+  else blocks.run(body);
+}
+)";
+  HostKernel k(source, "reporting");
+  for (bool fibers : {false, true}) {
+    std::vector<long long> ran(4 * 4, 0);
+    long long* data = ran.data();
+    EXPECT_EQ(k.try_run({4}, {4}, {&data, &fibers}), "thread 2, block 1");
+    const std::vector<long long> expected =
+        fibers ? std::vector<long long>{11, 11, 11, 11, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}  // at thread 2's barrier
+               : std::vector<long long>{1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};    // after thread 2
+    EXPECT_EQ(ran, expected) << fibers;
+  }
 }
 
 }  // namespace

@@ -131,5 +131,166 @@ TEST(HostKernel, BadDimensions) {
   EXPECT_THROW(HostKernel(nullptr, "x"), BadValue);
 }
 
+// ---- Fibers (kernels with barriers or warp operations) over the pool
+
+TEST(HostKernel, ManyBarriersInALoop) {
+  // Each round every thread reads its neighbour's value of the last round: wrong at once if a barrier
+  // let a thread through early or late.
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def rounds(x, out, n):\n"
+      "    s = jiasu.shared.array(256, np.int64)\n"
+      "    t = jiasu.threadIdx.x\n"
+      "    v = x[jiasu.grid(1)]\n"
+      "    for r in range(n):\n"
+      "        s[t] = v\n"
+      "        jiasu.syncthreads()\n"
+      "        v = v + s[(t + 1) % jiasu.blockDim.x] * (r % 3 - 1)\n"
+      "        jiasu.syncthreads()\n"
+      "    out[jiasu.grid(1)] = v\n",
+      {Type::array(DType::Int64, 1, true), Type::array(DType::Int64, 1, true), Type::scalar(DType::Int64)});
+  const long long blocks = 300, threads = 256, rounds = 100;
+  std::vector<int64_t> x(blocks * threads), out(x.size(), -1);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int64_t>((i * 7919) % 1009) - 500;
+  auto xv = view(x); auto ov = view(out);
+  int64_t n = rounds;
+  void* params[] = {&xv, &ov, &n};
+  k->launch({static_cast<unsigned>(blocks), 1, 1}, {static_cast<unsigned>(threads), 1, 1}, params, 0);
+  for (long long b = 0; b < blocks; ++b) {
+    std::vector<int64_t> v(x.begin() + b * threads, x.begin() + (b + 1) * threads), next(threads);
+    for (long long r = 0; r < rounds; ++r) {
+      for (long long t = 0; t < threads; ++t) next[t] = v[t] + v[(t + 1) % threads] * (r % 3 - 1);
+      v.swap(next);
+    }
+    for (long long t = 0; t < threads; ++t) ASSERT_EQ(out[b * threads + t], v[t]) << b << "," << t;
+  }
+}
+
+TEST(HostKernel, WarpShufflesOverThePool) {
+  // A warp sum (shfl_xor), an inclusive scan (shfl_up) and a broadcast (shfl) per warp; blocks of 3-d
+  // threads with a partial last warp.
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def warps(x, sums, scans, firsts):\n"
+      "    t = jiasu.threadIdx.x + jiasu.blockDim.x * (jiasu.threadIdx.y + jiasu.blockDim.y * jiasu.threadIdx.z)\n"
+      "    i = jiasu.blockIdx.x * jiasu.blockDim.x * jiasu.blockDim.y * jiasu.blockDim.z + t\n"
+      "    v = x[i]\n"
+      "    s = v\n"
+      "    m = 16\n"
+      "    while m > 0:\n"
+      "        s += jiasu.shfl_xor_sync(0xffffffff, s, m)\n"
+      "        m //= 2\n"
+      "    c = v\n"
+      "    d = 1\n"
+      "    while d < 32:\n"
+      "        u = jiasu.shfl_up_sync(0xffffffff, c, d)\n"
+      "        if jiasu.laneid >= d:\n"
+      "            c += u\n"
+      "        d *= 2\n"
+      "    sums[i] = s\n"
+      "    scans[i] = c\n"
+      "    firsts[i] = jiasu.shfl_sync(0xffffffff, v, 0)\n",
+      {Type::array(DType::Int64, 1, true), Type::array(DType::Int64, 1, true), Type::array(DType::Int64, 1, true),
+       Type::array(DType::Int64, 1, true)});
+  const long long blocks = 200, per_block = 8 * 4 * 3;  // 96 threads: 3 full warps
+  std::vector<int64_t> x(blocks * per_block), sums(x.size(), -1), scans(x.size(), -1), firsts(x.size(), -1);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int64_t>((i * 31) % 97) - 40;
+  auto xv = view(x); auto sv = view(sums); auto cv = view(scans); auto fv = view(firsts);
+  void* params[] = {&xv, &sv, &cv, &fv};
+  k->launch({static_cast<unsigned>(blocks), 1, 1}, {8, 4, 3}, params, 0);
+  for (size_t w = 0; w < x.size() / 32; ++w) {
+    int64_t sum = 0;
+    for (size_t l = 0; l < 32; ++l) sum += x[w * 32 + l];
+    int64_t prefix = 0;
+    for (size_t l = 0; l < 32; ++l) {
+      const size_t i = w * 32 + l;
+      ASSERT_EQ(sums[i], sum) << i;
+      ASSERT_EQ(scans[i], prefix += x[i]) << i;
+      ASSERT_EQ(firsts[i], x[w * 32]) << i;
+    }
+  }
+}
+
+const char* const kSplit =
+    "@jiasu.kernel\n"
+    "def split(out, bad):\n"
+    "    i = jiasu.grid(1)\n"
+    "    if jiasu.blockIdx.x == bad and jiasu.laneid < 16:\n"
+    "        jiasu.syncthreads()\n"
+    "    else:\n"
+    "        out[i] += jiasu.shfl_down_sync(0xffffffff, 1, 1)\n"
+    "        jiasu.syncthreads()\n"
+    "    out[i] += 1\n";
+
+TEST(HostKernel, ADeadlockIsAnExceptionNotAnAbort) {
+  auto k = build(kSplit, {Type::array(DType::Int64, 1, true), Type::scalar(DType::Int64)});
+  const long long blocks = 1000, threads = 64;
+  std::vector<int64_t> out(blocks * threads, 0);
+  auto ov = view(out);
+  int64_t bad = 0;
+  void* params[] = {&ov, &bad};
+  try {
+    k->launch({static_cast<unsigned>(blocks), 1, 1}, {static_cast<unsigned>(threads), 1, 1}, params, 0);
+    FAIL() << "no exception";
+  } catch (const LaunchError& e) {
+    EXPECT_EQ(e.name(), "CUDA_ERROR_LAUNCH_FAILED");
+    EXPECT_EQ(std::string(e.what()),
+              "kernel split (CPU): deadlock in block (0, 0, 0): threads (0, 0, 0)-(15, 0, 0) wait at a block barrier "
+              "(syncthreads) that threads (16, 0, 0)-(31, 0, 0) of their warp never reach: those wait at "
+              "shfl_down_sync for the first ones");
+  }
+  // Block 0 starts the first range, which stops there: block 1 (in it unless there are 500 or more
+  // threads in the pool) never ran.
+  EXPECT_EQ(out[0], 0);
+  if (host_thread_count() < 500) EXPECT_EQ(out[threads], 0);
+
+  // The pool and the lent fiber stacks still work: the same kernel without the deadlock, then with it
+  // in the last block only (another range, another OS thread when there are several).
+  std::fill(out.begin(), out.end(), 0);
+  bad = -1;
+  k->launch({static_cast<unsigned>(blocks), 1, 1}, {static_cast<unsigned>(threads), 1, 1}, params, 0);
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], 2) << i;  // the last lane of a warp shuffles its own 1
+  bad = blocks - 1;
+  EXPECT_THROW(k->launch({static_cast<unsigned>(blocks), 1, 1}, {static_cast<unsigned>(threads), 1, 1}, params, 0),
+               LaunchError);
+  // A grid of one block runs on the calling thread alone: reported the same way.
+  bad = 0;
+  EXPECT_THROW(k->launch({1, 1, 1}, {static_cast<unsigned>(threads), 1, 1}, params, 0), LaunchError);
+}
+
+// Debug mode: the first index out of bounds is an OutOfRange (Python's IndexError) naming the array, the
+// index, the shape and the Python line; indices in bounds (negative ones too) run as without it.
+TEST(HostKernel, DebugModeReportsTheFirstIndexOutOfBounds) {
+  const char* const shift =
+      "@jiasu.kernel\n"
+      "def shift(x, out, k):\n"
+      "    i = jiasu.grid(1)\n"
+      "    if i < out.size:\n"
+      "        out[i] = x[i + k]\n";
+  const Type f32 = Type::array(DType::Float32, 1, true);
+  const std::vector<Type> signature = {f32, f32, Type::scalar(DType::Int64)};
+  auto checked = compile_host_kernel(fe::check(python(shift), signature), true);
+  std::vector<float> x(8), out(8, -1.0f);
+  for (int i = 0; i < 8; ++i) x[i] = static_cast<float>(i);
+  auto xv = view(x); auto ov = view(out);
+  long long k = -8;  // x[i - 8]: all valid NumPy indices
+  void* params[] = {&xv, &ov, &k};
+  checked->launch({1, 1, 1}, {8, 1, 1}, params, 0);
+  EXPECT_EQ(out, x);
+  k = 1;
+  try {
+    checked->launch({2, 1, 1}, {4, 1, 1}, params, 0);
+    FAIL() << "no error";
+  } catch (const OutOfRange& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("kernel 'shift' (CPU, debug): index 8 is out of bounds for axis 0 with size 8: x[8] of "
+                           "shape (8,) at k.py:5:18 (thread (3, 0, 0) of block (1, 0, 0))"),
+              std::string::npos) << message;
+  }
+  // Without debug mode the same kernel has no checks at all.
+  auto plain = compile_host_kernel(fe::check(python(shift), signature), false);
+  EXPECT_NE(plain->library()->path(), checked->library()->path());
+}
+
 }  // namespace
 }  // namespace jiasu
