@@ -643,6 +643,9 @@ void bind_kernel(nb::module_& m) {
       .def("inspect_cuda", [](KernelFunction& k) {
         return per_signature(k, [](Specialization& s) { return nb::str(s.cuda_source().c_str()); });
       }, "The generated CUDA C++ of each compiled signature.")
+      .def("inspect_host", [](KernelFunction& k) {
+        return per_signature(k, [](Specialization& s) { return nb::str(s.host_source().c_str()); });
+      }, "The generated host C++ (the CPU backend's build) of each compiled signature.")
       .def("inspect_ptx", [](KernelFunction& k) {
         int arch = device_count() ? device_properties(current_device()).arch() : 90;
         return per_signature(k, [arch](Specialization& s) {

@@ -22,16 +22,6 @@ bool is_new_array(const Expr& e) {
          fe::builtin(e.builtin).rule == fe::BuiltinRule::NewArray;
 }
 
-// `s = jiasu.shared.array(...)` anywhere in the body: the variable and its call.
-void find_new_arrays(const std::vector<fe::StmtPtr>& body, std::map<std::string, const Expr*>& found) {
-  for (const fe::StmtPtr& s : body) {
-    if (s->kind == StmtKind::Assign && is_new_array(*s->value))
-      for (const fe::ExprPtr& target : s->targets) found[target->name] = s->value.get();
-    find_new_arrays(s->body, found);
-    find_new_arrays(s->orelse, found);
-  }
-}
-
 // The value of a constant extent of a shared/local array shape (check() proved it constant).
 int64_t constant_extent(const Expr& e) {
   switch (e.kind) {
@@ -77,6 +67,37 @@ std::string comment_text(std::string text) {
 
 }  // namespace
 
+void find_new_arrays(const std::vector<fe::StmtPtr>& body, std::map<std::string, const Expr*>& found) {
+  for (const fe::StmtPtr& s : body) {
+    if (s->kind == StmtKind::Assign && is_new_array(*s->value))
+      for (const fe::ExprPtr& target : s->targets) found[target->name] = s->value.get();
+    find_new_arrays(s->body, found);
+    find_new_arrays(s->orelse, found);
+  }
+}
+
+std::vector<int64_t> array_extents(const Expr& call) {
+  const Expr& shape = *call.args[1];
+  std::vector<int64_t> extents;
+  if (shape.kind == ExprKind::Tuple)
+    for (const fe::ExprPtr& extent : shape.args) extents.push_back(constant_extent(*extent));
+  else
+    extents.push_back(constant_extent(shape));
+  return extents;
+}
+
+int64_t local_array_size(const Expr& call) {
+  int64_t size = 1;
+  for (int64_t extent : array_extents(call)) size *= extent;
+  return size;
+}
+
+std::string local_array_dims(const Expr& call) {
+  std::string dims;
+  for (int64_t extent : array_extents(call)) dims += (dims.empty() ? "" : ", ") + std::to_string(extent) + "LL";
+  return dims;
+}
+
 std::string FunctionEmitter::emit() {
   std::string params = target_.context_param;
   for (const fe::Param& p : fn_.params) params += (params.empty() ? "" : ", ") + c_type(p.type) + " " + user_name(p.name);
@@ -106,12 +127,7 @@ void FunctionEmitter::declare_locals() {
 
 void FunctionEmitter::declare_array(const fe::Local& local, const Expr& call) {
   const std::string element = info(local.type.dtype).c_type, name = user_name(local.name);
-  const Expr& shape = *call.args[1];
-  std::vector<int64_t> extents;
-  if (shape.kind == ExprKind::Tuple)
-    for (const fe::ExprPtr& extent : shape.args) extents.push_back(constant_extent(*extent));
-  else
-    extents.push_back(constant_extent(shape));
+  const std::vector<int64_t> extents = array_extents(call);
 
   bool shared = local.type.space == fe::MemorySpace::Shared;
   if (shared && extents == std::vector<int64_t>{0}) {
@@ -124,16 +140,11 @@ void FunctionEmitter::declare_array(const fe::Local& local, const Expr& call) {
          "), {jiasu::dynamic_shared_bytes() / (long long)sizeof(" + element + ")}};");
     return;
   }
-  int64_t size = 1;
-  std::string dims;
-  for (int64_t extent : extents) {
-    size *= extent;
-    dims += (dims.empty() ? "" : ", ") + std::to_string(extent) + "LL";
-  }
+  const int64_t size = local_array_size(call);
   std::string storage = name + "storage";
   line(shared ? target_.shared_array(element, storage, size)
               : element + " " + storage + "[" + std::to_string(size) + "];");
-  line(c_type(local.type) + " " + name + " = {" + storage + ", {" + dims + "}};");
+  line(c_type(local.type) + " " + name + " = {" + storage + ", {" + local_array_dims(call) + "}};");
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -169,6 +180,7 @@ void FunctionEmitter::stmt(const Stmt& s) {
     case StmtKind::Break: return line("break;");
     case StmtKind::Continue: return line("continue;");
     case StmtKind::Return:
+      if (fn_.is_kernel && !thread_exit_.empty()) return line(thread_exit_);  // ends this thread's region
       return line(s.value ? "return " + expr_as(*s.value, fn_.return_type) + ";" : "return;");
     case StmtKind::Pass: return;
   }

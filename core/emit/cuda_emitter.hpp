@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,6 +77,9 @@ class FunctionEmitter {
                   bool check_indices = false)
       : target_(target), fn_(fn), source_(source), tuples_(tuples), check_indices_(check_indices) {}
   std::string emit();  // the whole definition
+  // The host target's kernel as one function per block: thread loops between barriers (host_regions.cpp;
+  // only where thread_loops_apply()).
+  std::string emit_thread_loops();
   std::string param_type(size_t i) { return c_type(fn_.params.at(i).type); }  // C++ type of parameter i
 
  private:
@@ -125,6 +129,16 @@ class FunctionEmitter {
   void comment(fe::SourceLoc loc);
   void line(const std::string& text);
 
+  // Thread loops (host_regions.cpp)
+  void plan_regions(const std::vector<fe::StmtPtr>& body, bool in_loop, int& region);
+  bool replicated(const std::string& name) const;  // one copy per thread, kept across regions
+  void block_level(const std::vector<fe::StmtPtr>& body);
+  void thread_region(const std::vector<const fe::Stmt*>& stmts);
+  void open_threads(bool first_only);
+  void close_threads(const std::string& label);
+  std::string uniform(const fe::Expr& test);
+  void uniform_for(const fe::Stmt& s);
+
   const Target& target_;
   const fe::Function& fn_;
   const fe::SourceText& source_;
@@ -135,7 +149,22 @@ class FunctionEmitter {
   int indent_ = 1;
   int temps_ = 0;
   bool dynamic_shared_declared_ = false;
+  // Thread loops: the regions (block-level: -1; in a block-level loop: -2 - region) using each variable;
+  // whether threads that return are tracked; what a kernel's `return` becomes inside a region.
+  std::map<std::string, std::set<int>> region_uses_;
+  bool track_done_ = false;
+  std::string thread_exit_;
 };
+
+// `v = jiasu.shared.array(...)` / `jiasu.local.array(...)` anywhere in the body: each variable and its call.
+void find_new_arrays(const std::vector<fe::StmtPtr>& body, std::map<std::string, const fe::Expr*>& found);
+// The extents of such an array (constants, as check() proved), their product and C++ list "4LL, 8LL".
+std::vector<int64_t> array_extents(const fe::Expr& call);
+int64_t local_array_size(const fe::Expr& call);
+std::string local_array_dims(const fe::Expr& call);
+
+// Whether the host target can run this program's kernel as thread loops (see host_regions.cpp).
+bool thread_loops_apply(const fe::Program& program);
 
 // The result type of `a op b` for arithmetic operators, as check() types a Binary.
 fe::Type binary_result(fe::Op op, const fe::Type& a, const fe::Type& b);

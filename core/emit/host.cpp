@@ -1,10 +1,12 @@
 // emit_host(): a typed Program becomes one host C++17 translation unit, written by the same
 // FunctionEmitter as emit_cuda() with the host Target: every function takes the thread's
-// `const jiasu::HostThread& jiasu_thread` first (thread and block indices are read from it), the kernel
-// body becomes a function called once per thread (so `return` ends that thread only), and the extern "C"
-// entry point runs a range of blocks with the runtime header's jiasu::HostBlocks: thread after thread, or,
-// when any function of the program has a barrier or a warp operation (decided here, per kernel), as fibers
-// that switch at each barrier and meet, warp by warp, at each warp operation (syncwarp, shuffles, votes).
+// `const jiasu::HostThread& jiasu_thread` first (thread and block indices are read from it). A block's
+// threads run in one of two ways, decided here per kernel:
+//  - thread loops (host_regions.cpp): the kernel becomes one function per block that loops over the
+//    threads between barriers; every kernel without warp operations whose barriers are plain statements;
+//  - fibers: the kernel body is called once per thread as a fiber that switches at each barrier and meets
+//    its warp at each warp operation (syncwarp, shuffles, votes); `return` ends that thread only.
+// The extern "C" entry point runs a range of blocks with the runtime header's jiasu::HostBlocks.
 // Shared arrays are static thread_local arrays (the block's, as one OS thread runs one block at a time);
 // dynamic shared memory is the launch's shared_bytes, at jiasu::dynamic_shared_memory().
 #include "emit/cuda_emitter.hpp"
@@ -16,29 +18,6 @@ namespace {
 using fe::BuiltinId;
 
 const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
-
-// A warp operation: the lanes of a warp meet in the fiber scheduler.
-bool is_warp_operation(BuiltinId id) {
-  switch (id) {
-    case BuiltinId::SyncWarp: case BuiltinId::ShflSync: case BuiltinId::ShflUpSync: case BuiltinId::ShflDownSync:
-    case BuiltinId::ShflXorSync:
-    case BuiltinId::BallotSync: case BuiltinId::AnySync: case BuiltinId::AllSync: case BuiltinId::ActiveMask:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// A block barrier: the threads of the block run as fibers.
-bool is_barrier(BuiltinId id) {
-  switch (id) {
-    case BuiltinId::SyncThreads: case BuiltinId::SyncThreadsCount: case BuiltinId::SyncThreadsAnd:
-    case BuiltinId::SyncThreadsOr:
-      return true;
-    default:
-      return false;
-  }
-}
 
 std::string host_spelling(const fe::Builtin& b) {
   if (b.host[0]) return b.host;
@@ -107,69 +86,47 @@ const Target& host_target() {
   return target;
 }
 
-// True when the code has a barrier or a warp operation: its threads must run as fibers.
-bool scan(const fe::Expr& e) {
-  bool fibers = false;
-  if (e.meaning == fe::Meaning::Builtin && e.builtin >= 0 &&
-      (e.kind == fe::ExprKind::Call || e.kind == fe::ExprKind::Attribute)) {
-    const fe::BuiltinId id = fe::builtin(e.builtin).id;
-    fibers = is_barrier(id) || is_warp_operation(id);
-  }
-  for (const fe::ExprPtr& arg : e.args)
-    if (arg) fibers |= scan(*arg);
-  return fibers;
-}
-
-bool scan(const std::vector<fe::StmtPtr>& body) {
-  bool fibers = false;
-  for (const fe::StmtPtr& s : body) {
-    if (s->value) fibers |= scan(*s->value);
-    if (s->test) fibers |= scan(*s->test);
-    for (const fe::ExprPtr& target : s->targets)
-      if (target) fibers |= scan(*target);
-    fibers |= scan(s->body);
-    fibers |= scan(s->orelse);
-  }
-  return fibers;
-}
+// How a block's threads run (see the top of this file and host_regions.cpp).
+enum class Schedule { ThreadLoops, Fibers };
 
 // The extern "C" entry point: unpacks the parameters, then runs each block of the range with
-// jiasu::HostBlocks: thread after thread (x fastest, as CUDA numbers them), or as fibers.
-std::string entry_point(const fe::Function& kernel, const std::string& name, FunctionEmitter& types, bool fibers) {
+// jiasu::HostBlocks: the kernel's thread loops once per block, or its body as one fiber per thread.
+std::string entry_point(const fe::Function& kernel, const std::string& name, FunctionEmitter& types, Schedule how) {
   std::string out = "extern \"C\" void " + name + "(const jiasu::HostLaunch* launch, void* const* params) {\n";
-  std::string args = "thread";
+  std::string args;
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const std::string p = "p" + std::to_string(i), type = "jiasu_param" + std::to_string(i) + "_t";
     out += "  using " + type + " = " + types.param_type(i) + ";\n";
     out += "  const " + type + " " + p + " = *static_cast<const " + type + "*>(params[" + std::to_string(i) + "]);\n";
     args += ", " + p;
   }
-  out += "  auto body = [&](const jiasu::HostThread& thread) { jiasu_kernel_body(" + args + "); };\n"
-         "  jiasu::HostBlocks blocks(launch);\n" +
-         std::string(fibers ? "  blocks.run_fibers(body);  // the kernel has barriers or warp operations\n"
-                            : "  blocks.run(body);\n") +
-         "}\n";
-  return out;
+  out += "  jiasu::HostBlocks blocks(launch);\n";
+  if (how == Schedule::ThreadLoops)
+    return out + "  auto body = [&](const jiasu::HostThread& block) { jiasu_kernel_blocks(block" + args + "); };\n"
+                 "  blocks.run_blocks(body);\n}\n";
+  return out + "  auto body = [&](const jiasu::HostThread& thread) { jiasu_kernel_body(thread" + args + "); };\n"
+               "  blocks.run_fibers(body);  // the kernel has warp operations or barriers thread loops cannot take\n}\n";
 }
 
 }  // namespace
 }  // namespace cuda
 
 EmittedKernel emit_host(const fe::Program& program, bool debug) {
-  bool fibers = false;
-  for (const auto& fn : program.functions) fibers |= cuda::scan(fn->body);
+  const cuda::Schedule how = cuda::thread_loops_apply(program) ? cuda::Schedule::ThreadLoops : cuda::Schedule::Fibers;
   cuda::TupleStructs tuples;
   std::string functions;
-  for (size_t i = 0; i < program.functions.size(); ++i)
-    functions += "\n" + cuda::FunctionEmitter(cuda::host_target(), *program.functions[i], program.sources[i]->source,
-                                              tuples, debug).emit();
+  for (size_t i = 0; i < program.functions.size(); ++i) {
+    cuda::FunctionEmitter emitter(cuda::host_target(), *program.functions[i], program.sources[i]->source, tuples, debug);
+    const bool loops = program.functions[i]->is_kernel && how == cuda::Schedule::ThreadLoops;
+    functions += "\n" + (loops ? emitter.emit_thread_loops() : emitter.emit());
+  }
   const fe::Function& kernel = program.kernel();
   EmittedKernel out;
   out.entry_name = kernel.mangled_name.empty() ? cuda::user_name(kernel.name) : kernel.mangled_name;
   cuda::FunctionEmitter types(cuda::host_target(), kernel, program.sources.back()->source, tuples);
   out.source = cuda_runtime_header() + "\n// ---- generated by jiasu (host) from " + program.sources.back()->source.file +
                ": kernel " + kernel.name + "\n" + tuples.definitions() + functions + "\n" +
-               cuda::entry_point(kernel, out.entry_name, types, fibers);
+               cuda::entry_point(kernel, out.entry_name, types, how);
   return out;
 }
 

@@ -761,17 +761,13 @@ class HostBlocks {
   HostBlocks(const HostBlocks&) = delete;
   HostBlocks& operator=(const HostBlocks&) = delete;
 
-  // Threads one after another (kernels without barriers).
+  // Each block once: the emitted kernel loops over the block's threads itself (thread loops).
   template <typename Body>
-  void run(Body& body) {
+  void run_blocks(Body& body) {
     for (long long b = launch_.block_begin; b < launch_.block_end && !stopped(); ++b) {
       thread_.blockIdx = state_.block_index = block_index(b);
-      for (long long z = 0; z < launch_.block[2]; ++z)
-        for (long long y = 0; y < launch_.block[1]; ++y)
-          for (long long x = 0; x < launch_.block[0] && !state_.failed; ++x) {
-            thread_.threadIdx = {x, y, z};
-            body(static_cast<const HostThread&>(thread_));
-          }
+      thread_.threadIdx = {0, 0, 0};
+      body(static_cast<const HostThread&>(thread_));
     }
   }
 

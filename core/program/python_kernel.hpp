@@ -31,6 +31,7 @@ class Specialization {
   SourceModule& module() { return module_; }
   // The CPU backend's build, compiled on first use (a C++ compiler runs then, or its disk cache answers).
   const HostKernel& host_kernel();
+  std::string host_source() const { return emit::emit_host(program_, debug_).source; }
 
  private:
   std::string key_;

@@ -337,7 +337,8 @@ TEST(EmitHost, KernelsWithoutBarriersRunThreadAfterThread) {
       "def k(out):\n"
       "    out[jiasu.grid(1)] = 1\n",
       {array(DType::Int64)}, {}, &source);
-  EXPECT_NE(source.find("  blocks.run(body);\n"), std::string::npos);
+  EXPECT_NE(source.find("  blocks.run_blocks(body);\n"), std::string::npos);
+  EXPECT_NE(source.find("static void jiasu_kernel_blocks("), std::string::npos);
   EXPECT_EQ(source.find("blocks.run_fibers(body)"), std::string::npos);
 }
 
@@ -360,7 +361,7 @@ TEST(EmitHost, BlockReductionInSharedMemory) {
       "    if t == 0:\n"
       "        out[jiasu.blockIdx.x] = buf[0]\n",
       {array(DType::Int64), array(DType::Int64)}, {}, &source);
-  EXPECT_NE(source.find("blocks.run_fibers(body)"), std::string::npos);
+  EXPECT_NE(source.find("blocks.run_blocks(body)"), std::string::npos);
   const long long blocks = 7, n = blocks * 256 - 100;
   std::vector<int64_t> x(n), out(blocks, -1);
   for (long long i = 0; i < n; ++i) x[i] = (i * 7919) % 100003 - 5000;
@@ -863,9 +864,16 @@ extern "C" void reporting(const jiasu::HostLaunch* launch, void* const* params) 
       ran[i] += 10;
     }
   };
+  auto per_block = [&](const jiasu::HostThread& b) {  // as thread loops run a block: every thread, then stop
+    for (long long x = 0; x < b.blockDim.x; ++x) {
+      jiasu::HostThread t = b;
+      t.threadIdx = {x, 0, 0};
+      body(t);
+    }
+  };
   jiasu::HostBlocks blocks(launch);
   if (fibers) blocks.run_fibers(body);
-  else blocks.run(body);
+  else blocks.run_blocks(per_block);
 }
 )";
   HostKernel k(source, "reporting");
@@ -875,7 +883,7 @@ extern "C" void reporting(const jiasu::HostLaunch* launch, void* const* params) 
     EXPECT_EQ(k.try_run({4}, {4}, {&data, &fibers}), "thread 2, block 1");
     const std::vector<long long> expected =
         fibers ? std::vector<long long>{11, 11, 11, 11, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}  // at thread 2's barrier
-               : std::vector<long long>{1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};    // after thread 2
+               : std::vector<long long>{1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0};    // after block 1
     EXPECT_EQ(ran, expected) << fibers;
   }
 }

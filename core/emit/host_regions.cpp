@@ -1,0 +1,381 @@
+// Thread loops: the host target's way to run a block without fibers. The kernel body is cut at its
+// barriers into regions; each region runs as a loop over the block's threads, one after another, so a
+// barrier is simply the end of one loop and the start of the next. Control statements that contain a
+// barrier (uniform across the block, as CUDA requires) run once per block, their conditions taken from the
+// first thread still running. Variables that live across regions get one copy per thread; the others are
+// plain locals of the thread's iteration, which the C++ compiler can keep in registers and vectorise.
+//
+// It applies when every barrier is a plain `jiasu.syncthreads()` statement of the kernel itself, reached
+// through if/while/for statements only, with no warp operation anywhere and no parameter assigned; a
+// `break` or `continue` may not leave a region for a loop that holds a barrier. Other kernels run as fibers.
+#include <set>
+
+#include "emit/cuda_emitter.hpp"
+
+namespace jiasu::emit::cuda {
+
+using fe::Expr;
+using fe::ExprKind;
+using fe::Stmt;
+using fe::StmtKind;
+
+namespace {
+
+bool is_builtin_call(const Expr& e, fe::BuiltinId id) {
+  return e.kind == ExprKind::Call && e.meaning == fe::Meaning::Builtin && e.builtin >= 0 &&
+         fe::builtin(e.builtin).id == id;
+}
+
+// Any barrier or warp operation in the expression: `found(id)` decides which count.
+template <typename Pred>
+bool mentions_builtin(const Expr& e, Pred found) {
+  if (e.meaning == fe::Meaning::Builtin && e.builtin >= 0 && found(fe::builtin(e.builtin).id)) return true;
+  for (const fe::ExprPtr& arg : e.args)
+    if (arg && mentions_builtin(*arg, found)) return true;
+  return false;
+}
+
+template <typename Pred>
+bool mentions_builtin(const std::vector<fe::StmtPtr>& body, Pred found) {
+  for (const fe::StmtPtr& s : body) {
+    if ((s->value && mentions_builtin(*s->value, found)) || (s->test && mentions_builtin(*s->test, found)))
+      return true;
+    for (const fe::ExprPtr& t : s->targets)
+      if (t && mentions_builtin(*t, found)) return true;
+    if (mentions_builtin(s->body, found) || mentions_builtin(s->orelse, found)) return true;
+  }
+  return false;
+}
+
+bool barrier_id(fe::BuiltinId id) {
+  return id == fe::BuiltinId::SyncThreads || id == fe::BuiltinId::SyncThreadsCount ||
+         id == fe::BuiltinId::SyncThreadsAnd || id == fe::BuiltinId::SyncThreadsOr;
+}
+
+bool warp_id(fe::BuiltinId id) {
+  switch (id) {
+    case fe::BuiltinId::SyncWarp: case fe::BuiltinId::ShflSync: case fe::BuiltinId::ShflUpSync:
+    case fe::BuiltinId::ShflDownSync: case fe::BuiltinId::ShflXorSync: case fe::BuiltinId::BallotSync:
+    case fe::BuiltinId::AnySync: case fe::BuiltinId::AllSync: case fe::BuiltinId::ActiveMask:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool has_barrier(const Stmt& s) {
+  std::vector<fe::StmtPtr> none;
+  auto barrier = [](fe::BuiltinId id) { return barrier_id(id); };
+  if ((s.value && mentions_builtin(*s.value, barrier)) || (s.test && mentions_builtin(*s.test, barrier))) return true;
+  return mentions_builtin(s.body, barrier) || mentions_builtin(s.orelse, barrier);
+}
+
+bool is_plain_barrier(const Stmt& s) {
+  return s.kind == StmtKind::Expr && is_builtin_call(*s.value, fe::BuiltinId::SyncThreads);
+}
+
+// A break or continue of these statements that is not inside a loop of its own.
+bool leaves_loop(const std::vector<fe::StmtPtr>& body) {
+  for (const fe::StmtPtr& s : body) {
+    if (s->kind == StmtKind::Break || s->kind == StmtKind::Continue) return true;
+    if (s->kind == StmtKind::If && (leaves_loop(s->body) || leaves_loop(s->orelse))) return true;
+  }
+  return false;
+}
+
+// Statements at block level: barriers, control statements holding barriers, and thread statements.
+bool block_level_ok(const std::vector<fe::StmtPtr>& body, bool in_loop) {
+  for (const fe::StmtPtr& s : body) {
+    if (!has_barrier(*s)) {
+      if (in_loop && (s->kind == StmtKind::Break || s->kind == StmtKind::Continue)) return false;
+      if (in_loop && s->kind == StmtKind::If && leaves_loop(s->body)) return false;
+      if (in_loop && s->kind == StmtKind::If && leaves_loop(s->orelse)) return false;
+      continue;
+    }
+    if (is_plain_barrier(*s)) continue;
+    auto barrier = [](fe::BuiltinId id) { return barrier_id(id); };
+    switch (s->kind) {
+      case StmtKind::If:
+        if (mentions_builtin(*s->test, barrier) || !block_level_ok(s->body, in_loop) ||
+            !block_level_ok(s->orelse, in_loop))
+          return false;
+        break;
+      case StmtKind::While:
+        if (mentions_builtin(*s->test, barrier) || !block_level_ok(s->body, true)) return false;
+        break;
+      case StmtKind::For:
+        if (mentions_builtin(*s->value, barrier) || !block_level_ok(s->body, true)) return false;
+        break;
+      default:
+        return false;  // a barrier inside an expression (syncthreads_count, ...)
+    }
+  }
+  return true;
+}
+
+void assigned_names(const std::vector<fe::StmtPtr>& body, std::set<std::string>& names);
+
+void target_names(const Expr& target, std::set<std::string>& names) {
+  if (target.kind == ExprKind::Name) names.insert(target.name);
+  if (target.kind == ExprKind::Tuple)
+    for (const fe::ExprPtr& item : target.args) target_names(*item, names);
+}
+
+void assigned_names(const std::vector<fe::StmtPtr>& body, std::set<std::string>& names) {
+  for (const fe::StmtPtr& s : body) {
+    for (const fe::ExprPtr& t : s->targets) target_names(*t, names);
+    assigned_names(s->body, names);
+    assigned_names(s->orelse, names);
+  }
+}
+
+void local_names(const Expr& e, std::set<std::string>& names) {
+  if (e.kind == ExprKind::Name && e.meaning == fe::Meaning::Local) names.insert(e.name);
+  for (const fe::ExprPtr& arg : e.args)
+    if (arg) local_names(*arg, names);
+}
+
+void local_names(const Stmt& s, std::set<std::string>& names) {
+  for (const fe::ExprPtr& t : s.targets) local_names(*t, names);
+  if (s.value) local_names(*s.value, names);
+  if (s.test) local_names(*s.test, names);
+  for (const fe::StmtPtr& b : s.body) local_names(*b, names);
+  for (const fe::StmtPtr& b : s.orelse) local_names(*b, names);
+}
+
+bool has_return(const std::vector<fe::StmtPtr>& body) {
+  for (const fe::StmtPtr& s : body)
+    if (s->kind == StmtKind::Return || has_return(s->body) || has_return(s->orelse)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool thread_loops_apply(const fe::Program& program) {
+  auto warp = [](fe::BuiltinId id) { return warp_id(id); };
+  auto barrier = [](fe::BuiltinId id) { return barrier_id(id); };
+  for (const auto& fn : program.functions) {
+    if (mentions_builtin(fn->body, warp)) return false;
+    if (!fn->is_kernel && mentions_builtin(fn->body, barrier)) return false;
+  }
+  const fe::Function& kernel = program.kernel();
+  std::set<std::string> assigned;
+  assigned_names(kernel.body, assigned);
+  for (const fe::Param& p : kernel.params)
+    if (assigned.count(p.name)) return false;
+  return block_level_ok(kernel.body, false);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Emission. First a dry walk numbers the regions exactly as emission will and records which variables
+// each one (and the block-level conditions) touch; then the function is written.
+
+void FunctionEmitter::plan_regions(const std::vector<fe::StmtPtr>& body, bool in_loop, int& region) {
+  std::set<std::string> names;
+  bool open = false;
+  auto close = [&] {
+    if (!open) return;
+    for (const std::string& n : names) region_uses_[n].insert(in_loop ? -2 - region : region);
+    names.clear();
+    open = false;
+    ++region;
+  };
+  for (const fe::StmtPtr& s : body) {
+    if (!has_barrier(*s)) {
+      local_names(*s, names);
+      open = true;
+      continue;
+    }
+    close();
+    if (is_plain_barrier(*s)) continue;
+    std::set<std::string> control;
+    if (s->test) local_names(*s->test, control);
+    if (s->value) local_names(*s->value, control);
+    for (const fe::ExprPtr& t : s->targets) local_names(*t, control);
+    for (const std::string& n : control) region_uses_[n].insert(-1);  // evaluated at block level
+    const bool loop = s->kind != StmtKind::If;
+    plan_regions(s->body, in_loop || loop, region);
+    plan_regions(s->orelse, in_loop || loop, region);
+  }
+  close();
+}
+
+// A variable is the thread iteration's own when only one region touches it, and that region is not
+// repeated by a block-level loop (which would need the value to survive from one pass to the next).
+bool FunctionEmitter::replicated(const std::string& name) const {
+  auto it = region_uses_.find(name);
+  if (it == region_uses_.end()) return false;
+  return it->second.size() > 1 || *it->second.begin() < 0;
+}
+
+std::string FunctionEmitter::emit_thread_loops() {
+  std::string params = "const jiasu::HostThread& jiasu_block";
+  for (const fe::Param& p : fn_.params) params += ", " + c_type(p.type) + " " + user_name(p.name);
+  find_new_arrays(fn_.body, new_arrays_);
+  int regions = 0;
+  plan_regions(fn_.body, false, regions);
+  track_done_ = has_return(fn_.body) && regions > 1;
+
+  line("const long long jiasu_bx = jiasu_block.blockDim.x, jiasu_by = jiasu_block.blockDim.y, "
+       "jiasu_bz = jiasu_block.blockDim.z, jiasu_threads = jiasu_bx * jiasu_by * jiasu_bz;");
+  line("(void)jiasu_threads;");
+  if (track_done_) {
+    line("static thread_local unsigned char jiasu_done[1024];  // threads that have returned");
+    line("for (long long t = 0; t < jiasu_threads; ++t) jiasu_done[t] = 0;");
+  }
+  // Shared arrays belong to the block; replicated variables get a copy per thread (the storage of the OS
+  // thread, which runs one block at a time; a block has at most 1024 threads).
+  for (const fe::Local& local : fn_.locals) {
+    const std::string name = user_name(local.name);
+    if (local.type.kind == fe::TypeKind::Array && local.type.space == fe::MemorySpace::Shared) {
+      declare_array(local, *new_arrays_.at(local.name));
+    } else if (replicated(local.name) && local.type.kind == fe::TypeKind::Array) {
+      line("static thread_local " + std::string(info(local.type.dtype).c_type) + " " + name + "copies[1024][" +
+           std::to_string(local_array_size(*new_arrays_.at(local.name))) + "];");
+    } else if (replicated(local.name)) {
+      line("static thread_local " + c_type(local.type) + " " + name + "copies[1024];");
+      line("for (long long t = 0; t < jiasu_threads; ++t) " + name + "copies[t] = {};");
+    }
+  }
+  block_level(fn_.body);
+  return "// " + source_.file + ":" + std::to_string(fn_.loc.line) + " (the block's threads in loops between barriers)\n"
+         "static void jiasu_kernel_blocks(" + params + ") {\n" + out_.str() + "}\n";
+}
+
+void FunctionEmitter::block_level(const std::vector<fe::StmtPtr>& body) {
+  std::vector<const Stmt*> pending;
+  for (const fe::StmtPtr& s : body) {
+    if (!has_barrier(*s)) {
+      pending.push_back(s.get());
+      continue;
+    }
+    thread_region(pending);
+    pending.clear();
+    comment(s->loc);
+    if (is_plain_barrier(*s)) continue;  // the end of one thread loop is the barrier
+    if (s->kind == StmtKind::If) {
+      const std::string c = uniform(*s->test);
+      line("if (" + c + ") {");
+      ++indent_;
+      block_level(s->body);
+      --indent_;
+      if (!s->orelse.empty()) {
+        line("} else {");
+        ++indent_;
+        block_level(s->orelse);
+        --indent_;
+      }
+      line("}");
+    } else if (s->kind == StmtKind::While) {
+      line("for (;;) {");
+      ++indent_;
+      line("if (!" + uniform(*s->test) + ") break;");
+      block_level(s->body);
+      --indent_;
+      line("}");
+    } else {
+      uniform_for(*s);
+    }
+  }
+  thread_region(pending);
+}
+
+// Opens the loop over the block's threads (x fastest, as CUDA numbers them) and binds, per thread, its
+// HostThread and its copies of the replicated variables.
+void FunctionEmitter::open_threads(bool first_only) {
+  if (first_only) {
+    line("for (long long jiasu_t = 0; jiasu_t < jiasu_threads; ++jiasu_t) {");
+    ++indent_;
+    if (track_done_) line("if (jiasu_done[jiasu_t]) continue;");
+    line("const long long jiasu_x = jiasu_t % jiasu_bx, jiasu_y = jiasu_t / jiasu_bx % jiasu_by, "
+         "jiasu_z = jiasu_t / (jiasu_bx * jiasu_by);");
+  } else {
+    line("for (long long jiasu_z = 0, jiasu_t = 0; jiasu_z < jiasu_bz; ++jiasu_z)");
+    line("for (long long jiasu_y = 0; jiasu_y < jiasu_by; ++jiasu_y)");
+    line("for (long long jiasu_x = 0; jiasu_x < jiasu_bx; ++jiasu_x, ++jiasu_t) {");
+    ++indent_;
+    if (track_done_) line("if (jiasu_done[jiasu_t]) continue;");
+  }
+  line("{");
+  ++indent_;
+  line("[[maybe_unused]] const jiasu::HostThread jiasu_thread{{jiasu_x, jiasu_y, jiasu_z}, jiasu_block.blockIdx, "
+       "jiasu_block.blockDim, jiasu_block.gridDim};");
+  for (const fe::Local& local : fn_.locals) {
+    if (!replicated(local.name)) continue;
+    const std::string name = user_name(local.name);
+    if (local.type.kind == fe::TypeKind::Array) {
+      if (local.type.space == fe::MemorySpace::Shared) continue;
+      line("[[maybe_unused]] " + c_type(local.type) + " " + name + " = {" + name + "copies[jiasu_t], {" +
+           local_array_dims(*new_arrays_.at(local.name)) + "}};");
+    } else {
+      line("[[maybe_unused]] auto& " + name + " = " + name + "copies[jiasu_t];");
+    }
+  }
+}
+
+void FunctionEmitter::close_threads(const std::string& label) {
+  --indent_;
+  line("}");
+  if (!label.empty()) line(label + ":;");
+  --indent_;
+  line("}");
+}
+
+void FunctionEmitter::thread_region(const std::vector<const Stmt*>& stmts) {
+  if (stmts.empty()) return;
+  const std::string label = temp("next_thread");
+  open_threads(false);
+  // The region's own variables: fresh for each thread, as at the start of a CUDA thread.
+  std::set<std::string> names;
+  for (const Stmt* s : stmts) local_names(*s, names);
+  for (const fe::Local& local : fn_.locals) {
+    if (!names.count(local.name) || replicated(local.name)) continue;
+    if (local.type.kind == fe::TypeKind::Array) {
+      if (local.type.space != fe::MemorySpace::Shared) declare_array(local, *new_arrays_.at(local.name));
+    } else {
+      line(c_type(local.type) + " " + user_name(local.name) + "{};");
+    }
+  }
+  thread_exit_ = track_done_ ? "{ jiasu_done[jiasu_t] = 1; goto " + label + "; }" : "goto " + label + ";";
+  for (const Stmt* s : stmts) stmt(*s);
+  thread_exit_.clear();
+  close_threads(label);
+}
+
+// A block-level condition: the value the first thread still running computes (the kernel promises
+// the same value in every thread, as CUDA requires of a condition around a barrier).
+std::string FunctionEmitter::uniform(const Expr& test) {
+  const std::string name = temp("uniform");
+  line("bool " + name + " = false;");
+  open_threads(true);
+  line(name + " = " + condition(test) + ";");
+  line("break;");
+  close_threads("");
+  return name;
+}
+
+// for v in range(...) around barriers: the bounds from the first running thread; each pass sets every
+// thread's copy of v.
+void FunctionEmitter::uniform_for(const Stmt& s) {
+  const Expr& range = *s.value;
+  const Expr& variable = *s.targets[0];
+  const std::string t = c_type(variable.type), v = user_name(variable.name);
+  const size_t count = range.args.size() - 1;
+  const std::string start = temp("start"), stop = temp("stop"), step = temp("step"), next = temp("next");
+  line(t + " " + start + " = 0, " + stop + " = 0, " + step + " = 1;");
+  open_threads(true);
+  if (count > 1) line(start + " = " + expr_as(*range.args[1], variable.type) + ";");
+  line(stop + " = " + expr_as(*range.args[count == 1 ? 1 : 2], variable.type) + ";");
+  if (count == 3) line(step + " = " + expr_as(*range.args[3], variable.type) + ";");
+  line("break;");
+  close_threads("");
+  line("for (" + t + " " + next + " = " + start + "; " + step + " > 0 ? " + next + " < " + stop + " : " + step +
+       " < 0 && " + next + " > " + stop + "; " + next + " += " + step + ") {");
+  ++indent_;
+  line("for (long long t = 0; t < jiasu_threads; ++t) " + v + "copies[t] = " + next + ";");
+  block_level(s.body);
+  --indent_;
+  line("}");
+}
+
+}  // namespace jiasu::emit::cuda
