@@ -188,11 +188,11 @@ def setup_cpp(library_path, n, grid, block):
     hx, hy, expected = host_inputs(n)
     x, y = jiasu.asarray(hx), jiasu.asarray(hy)
     out = jiasu.zeros(n, dtype=np.float32)
-    function = jiasu.RawKernel(SOURCE, "add").handle
+    kernel = jiasu.RawKernel(SOURCE, "add")  # kept alive by run(): its module holds the CUfunction
     pointers = [a.__cuda_array_interface__["data"][0] for a in (x, y, out)]
 
     def run(count):
-        us = rep(function, grid[0], block[0], *pointers, n, count)
+        us = rep(kernel.handle, grid[0], block[0], *pointers, n, count)
         if us < 0:
             raise RuntimeError(f"launch_loop_rep: CUDA error {int(-us)}")
 

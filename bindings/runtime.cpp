@@ -67,7 +67,9 @@ int device_from(nb::handle device) {
   if (nb::isinstance<Device>(device)) return nb::inst_ptr<Device>(device)->ordinal;
   if (PyLong_CheckExact(device.ptr())) {
     int ordinal = nb::cast<int>(device);
-    if (ordinal < 0) throw BadValue("a GPU ordinal is >= 0, not " + std::to_string(ordinal) + " (the CPU is 'cpu')");
+    if (ordinal < 0)
+      throw CudaError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
+                      "device " + std::to_string(ordinal) + " does not exist (GPU ordinals start at 0; the CPU is 'cpu')");
     return ordinal;
   }
   if (nb::isinstance<nb::str>(device)) {

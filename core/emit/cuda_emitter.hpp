@@ -138,6 +138,16 @@ class FunctionEmitter {
   void close_threads(const std::string& label);
   std::string uniform(const fe::Expr& test);
   void uniform_for(const fe::Stmt& s);
+  enum class Purity { Uniform, ThreadPure, Varies };
+  Purity purity(const fe::Expr& e, bool allow_uniform_vars) const;
+  struct Assignment {
+    const fe::Stmt* stmt;
+    bool top;      // directly in a block-level list
+    bool in_loop;  // inside a block-level loop
+  };
+  void collect_assignments(const std::vector<fe::StmtPtr>& body, bool top, bool in_loop, std::vector<Assignment>& out);
+  void classify_variables();
+  bool uniform_assignment(const fe::Stmt& s) const;
 
   const Target& target_;
   const fe::Function& fn_;
@@ -154,6 +164,8 @@ class FunctionEmitter {
   std::map<std::string, std::set<int>> region_uses_;
   bool track_done_ = false;
   std::string thread_exit_;
+  std::set<std::string> uniform_vars_, remat_vars_;  // one copy per block; recomputed per region
+  std::vector<const fe::Stmt*> remat_order_;         // the rematerialised variables' assignments, in order
 };
 
 // `v = jiasu.shared.array(...)` / `jiasu.local.array(...)` anywhere in the body: each variable and its call.

@@ -149,7 +149,130 @@ bool has_return(const std::vector<fe::StmtPtr>& body) {
   return false;
 }
 
+bool is_param(const fe::Function& fn, const std::string& name) {
+  for (const fe::Param& p : fn.params)
+    if (p.name == name) return true;
+  return false;
+}
+
 }  // namespace
+
+// How an expression varies: Uniform (the same in every thread of the block: constants, parameters,
+// block indices, array shapes, uniform variables), ThreadPure (also thread indices and rematerialised
+// variables: recomputable anywhere), or Varies (reads memory, or a variable that changes per thread).
+FunctionEmitter::Purity FunctionEmitter::purity(const Expr& e, bool allow_uniform_vars) const {
+  auto worst = [&](size_t first) {
+    Purity p = Purity::Uniform;
+    for (size_t i = first; i < e.args.size(); ++i)
+      if (e.args[i]) p = std::max(p, purity(*e.args[i], allow_uniform_vars));
+    return p;
+  };
+  switch (e.kind) {
+    case ExprKind::Int: case ExprKind::Float: case ExprKind::Bool: case ExprKind::None:
+      return Purity::Uniform;
+    case ExprKind::Name:
+      if (e.meaning != fe::Meaning::Local) return Purity::Uniform;  // constants, modules, dtypes
+      if (is_param(fn_, e.name)) return Purity::Uniform;             // never assigned (thread_loops_apply)
+      if (allow_uniform_vars && uniform_vars_.count(e.name)) return Purity::Uniform;
+      if (remat_vars_.count(e.name)) return Purity::ThreadPure;
+      return Purity::Varies;
+    case ExprKind::Attribute:
+      if (e.meaning == fe::Meaning::Builtin && e.builtin >= 0 && fe::builtin(e.builtin).rule == fe::BuiltinRule::IndexValue) {
+        const fe::BuiltinId id = fe::builtin(e.builtin).id;
+        const bool per_thread = id == fe::BuiltinId::ThreadIdxX || id == fe::BuiltinId::ThreadIdxY ||
+                                id == fe::BuiltinId::ThreadIdxZ || id == fe::BuiltinId::LaneId;
+        return per_thread ? Purity::ThreadPure : Purity::Uniform;
+      }
+      if (!e.args.empty() && e.args[0] && e.args[0]->type.kind == fe::TypeKind::Array) return Purity::Uniform;  // shape
+      return Purity::Varies;
+    case ExprKind::Subscript:
+      if (e.args[0]->type.kind == fe::TypeKind::Array) return Purity::Varies;  // an element: memory
+      return worst(0);
+    case ExprKind::Call: {
+      const Expr& callee = *e.args[0];
+      if (callee.meaning == fe::Meaning::DTypeValue) return worst(1);  // a cast
+      if (callee.meaning != fe::Meaning::Builtin || callee.builtin < 0) return Purity::Varies;
+      switch (fe::builtin(callee.builtin).rule) {
+        case fe::BuiltinRule::GridN: return std::max(Purity::ThreadPure, worst(1));
+        case fe::BuiltinRule::CastInt64: case fe::BuiltinRule::CastFloat64: case fe::BuiltinRule::CastBool:
+        case fe::BuiltinRule::MinMax:
+          return worst(1);
+        default:
+          return Purity::Varies;
+      }
+    }
+    case ExprKind::Binary: case ExprKind::Unary: case ExprKind::Compare: case ExprKind::BoolOp: case ExprKind::IfExp:
+    case ExprKind::Tuple:
+      return worst(0);
+    default:
+      return Purity::Varies;
+  }
+}
+
+// Statements directly in a block-level list (not nested in a thread statement), each with whether it is
+// inside a block-level loop; and every other assignment target.
+void FunctionEmitter::collect_assignments(const std::vector<fe::StmtPtr>& body, bool top, bool in_loop,
+                                          std::vector<Assignment>& out) {
+  for (const fe::StmtPtr& s : body) {
+    const bool block_level = top && has_barrier(*s);
+    if (top && !block_level) {
+      out.push_back({s.get(), true, in_loop});
+    } else if (!s->targets.empty()) {
+      out.push_back({s.get(), top, in_loop});
+    }
+    collect_assignments(s->body, block_level, in_loop || (block_level && s->kind != StmtKind::If), out);
+    collect_assignments(s->orelse, block_level, in_loop || (block_level && s->kind != StmtKind::If), out);
+  }
+}
+
+// Uniform variables: scalars only ever assigned by top-level statements from uniform values (and block-level
+// for loops with uniform bounds); one copy per block, assigned once per block. Rematerialised variables:
+// scalars assigned once, at the top of the kernel body, from a thread-pure value; recomputed in each region.
+void FunctionEmitter::classify_variables() {
+  std::vector<Assignment> assignments;
+  collect_assignments(fn_.body, true, false, assignments);
+  for (const fe::Local& local : fn_.locals)
+    if (local.type.kind == fe::TypeKind::Scalar) uniform_vars_.insert(local.name);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Assignment& a : assignments) {
+      const Stmt& s = *a.stmt;
+      for (const fe::ExprPtr& target : s.targets) {
+        std::set<std::string> names;
+        target_names(*target, names);
+        for (const std::string& name : names) {
+          if (!uniform_vars_.count(name)) continue;
+          bool ok = a.top && target->kind == ExprKind::Name;
+          if (ok && s.kind == StmtKind::For) ok = has_barrier(s) && purity(*s.value, true) == Purity::Uniform;
+          else if (ok) ok = (s.kind == StmtKind::Assign || s.kind == StmtKind::AugAssign) &&
+                            purity(*s.value, true) == Purity::Uniform;
+          if (!ok) uniform_vars_.erase(name), changed = true;
+        }
+      }
+    }
+  }
+  std::map<std::string, int> count;
+  for (const Assignment& a : assignments)
+    for (const fe::ExprPtr& target : a.stmt->targets) {
+      std::set<std::string> names;
+      target_names(*target, names);
+      for (const std::string& name : names) ++count[name];
+    }
+  for (const fe::StmtPtr& s : fn_.body) {  // in order: a value may use the ones before it
+    if (s->kind != StmtKind::Assign || s->targets.size() != 1 || s->targets[0]->kind != ExprKind::Name) continue;
+    const std::string& name = s->targets[0]->name;
+    if (uniform_vars_.count(name) || count[name] != 1 || s->targets[0]->type.kind != fe::TypeKind::Scalar) continue;
+    if (purity(*s->value, false) <= Purity::ThreadPure) {
+      remat_vars_.insert(name);
+      remat_order_.push_back(s.get());
+    }
+  }
+}
+
+bool FunctionEmitter::uniform_assignment(const Stmt& s) const {
+  return (s.kind == StmtKind::Assign || s.kind == StmtKind::AugAssign) && s.targets.size() == 1 &&
+         s.targets[0]->kind == ExprKind::Name && uniform_vars_.count(s.targets[0]->name);
+}
 
 bool thread_loops_apply(const fe::Program& program) {
   auto warp = [](fe::BuiltinId id) { return warp_id(id); };
@@ -181,6 +304,10 @@ void FunctionEmitter::plan_regions(const std::vector<fe::StmtPtr>& body, bool in
     ++region;
   };
   for (const fe::StmtPtr& s : body) {
+    if (uniform_assignment(*s)) {
+      close();
+      continue;
+    }
     if (!has_barrier(*s)) {
       local_names(*s, names);
       open = true;
@@ -203,6 +330,7 @@ void FunctionEmitter::plan_regions(const std::vector<fe::StmtPtr>& body, bool in
 // A variable is the thread iteration's own when only one region touches it, and that region is not
 // repeated by a block-level loop (which would need the value to survive from one pass to the next).
 bool FunctionEmitter::replicated(const std::string& name) const {
+  if (uniform_vars_.count(name) || remat_vars_.count(name)) return false;
   auto it = region_uses_.find(name);
   if (it == region_uses_.end()) return false;
   return it->second.size() > 1 || *it->second.begin() < 0;
@@ -212,6 +340,7 @@ std::string FunctionEmitter::emit_thread_loops() {
   std::string params = "const jiasu::HostThread& jiasu_block";
   for (const fe::Param& p : fn_.params) params += ", " + c_type(p.type) + " " + user_name(p.name);
   find_new_arrays(fn_.body, new_arrays_);
+  classify_variables();
   int regions = 0;
   plan_regions(fn_.body, false, regions);
   track_done_ = has_return(fn_.body) && regions > 1;
@@ -232,6 +361,8 @@ std::string FunctionEmitter::emit_thread_loops() {
     } else if (replicated(local.name) && local.type.kind == fe::TypeKind::Array) {
       line("static thread_local " + std::string(info(local.type.dtype).c_type) + " " + name + "copies[1024][" +
            std::to_string(local_array_size(*new_arrays_.at(local.name))) + "];");
+    } else if (uniform_vars_.count(local.name)) {
+      line(c_type(local.type) + " " + name + "{};  // the same in every thread of the block");
     } else if (replicated(local.name)) {
       line("static thread_local " + c_type(local.type) + " " + name + "copies[1024];");
       line("for (long long t = 0; t < jiasu_threads; ++t) " + name + "copies[t] = {};");
@@ -245,6 +376,17 @@ std::string FunctionEmitter::emit_thread_loops() {
 void FunctionEmitter::block_level(const std::vector<fe::StmtPtr>& body) {
   std::vector<const Stmt*> pending;
   for (const fe::StmtPtr& s : body) {
+    if (uniform_assignment(*s)) {  // once for the block, between the thread loops around it
+      thread_region(pending);
+      pending.clear();
+      line("{");
+      ++indent_;
+      line("[[maybe_unused]] const jiasu::HostThread& jiasu_thread = jiasu_block;");
+      stmt(*s);
+      --indent_;
+      line("}");
+      continue;
+    }
     if (!has_barrier(*s)) {
       pending.push_back(s.get());
       continue;
@@ -311,6 +453,11 @@ void FunctionEmitter::open_threads(bool first_only) {
       line("[[maybe_unused]] auto& " + name + " = " + name + "copies[jiasu_t];");
     }
   }
+  for (const Stmt* s : remat_order_) {
+    const Expr& target = *s->targets[0];
+    line("[[maybe_unused]] const " + c_type(target.type) + " " + user_name(target.name) + " = " +
+         expr_as(*s->value, target.type) + ";");
+  }
 }
 
 void FunctionEmitter::close_threads(const std::string& label) {
@@ -329,7 +476,9 @@ void FunctionEmitter::thread_region(const std::vector<const Stmt*>& stmts) {
   std::set<std::string> names;
   for (const Stmt* s : stmts) local_names(*s, names);
   for (const fe::Local& local : fn_.locals) {
-    if (!names.count(local.name) || replicated(local.name)) continue;
+    if (!names.count(local.name) || replicated(local.name) || uniform_vars_.count(local.name) ||
+        remat_vars_.count(local.name))
+      continue;
     if (local.type.kind == fe::TypeKind::Array) {
       if (local.type.space != fe::MemorySpace::Shared) declare_array(local, *new_arrays_.at(local.name));
     } else {
@@ -337,7 +486,9 @@ void FunctionEmitter::thread_region(const std::vector<const Stmt*>& stmts) {
     }
   }
   thread_exit_ = track_done_ ? "{ jiasu_done[jiasu_t] = 1; goto " + label + "; }" : "goto " + label + ";";
-  for (const Stmt* s : stmts) stmt(*s);
+  for (const Stmt* s : stmts)
+    if (!(s->kind == StmtKind::Assign && s->targets.size() == 1 && remat_vars_.count(s->targets[0]->name)))
+      stmt(*s);  // a rematerialised variable's assignment is its declaration at the top of the loop
   thread_exit_.clear();
   close_threads(label);
 }
@@ -372,7 +523,10 @@ void FunctionEmitter::uniform_for(const Stmt& s) {
   line("for (" + t + " " + next + " = " + start + "; " + step + " > 0 ? " + next + " < " + stop + " : " + step +
        " < 0 && " + next + " > " + stop + "; " + next + " += " + step + ") {");
   ++indent_;
-  line("for (long long t = 0; t < jiasu_threads; ++t) " + v + "copies[t] = " + next + ";");
+  if (uniform_vars_.count(variable.name))
+    line(v + " = " + next + ";");
+  else
+    line("for (long long t = 0; t < jiasu_threads; ++t) " + v + "copies[t] = " + next + ";");
   block_level(s.body);
   --indent_;
   line("}");

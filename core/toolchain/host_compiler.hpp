@@ -61,9 +61,10 @@ class HostLibrary {
   bool from_cache_;
 };
 
-// Compiles request.source with `-O2 -std=c++17 -fPIC -shared -pthread` (+ -march=native) and the
-// request's options, and loads the result. With a cache, the library's bytes are stored under
-// cache_key(source, name, options, native (+ CPU), compiler identity, JIASU_VERSION); a hit loads
+// Compiles request.source with `-O2 -std=c++17 -fPIC -shared -pthread` (with GCC also -fsplit-loops
+// -funswitch-loops; + -march=native) and the request's options, and loads the result. With a cache, the
+// library's bytes are stored under cache_key(source, name, options and flags, native (+ CPU), compiler
+// identity, JIASU_VERSION); a hit loads
 // a private copy of the verified bytes without running the compiler, and a damaged entry is
 // rebuilt. Throws HostCompileError (with the diagnostics) when compilation fails, LibraryNotFound
 // when there is no compiler, BadValue for a bad name, Error when the library cannot be loaded.

@@ -195,13 +195,17 @@ def test_noncontiguous_torch_views(torch, rng):
     np.testing.assert_array_equal(base.cpu().numpy(), expected)
 
 
-def test_torch_cpu_tensor_into_from_dlpack_is_type_error(torch):
+def test_torch_cpu_tensor_through_dlpack_is_a_cpu_array(torch):
     t = torch.arange(10, dtype=torch.float32)
-    with pytest.raises(TypeError, match="CPU"):
-        jiasu.from_dlpack(t)
-    # asarray copies host tensors instead.
+    view = jiasu.from_dlpack(t)  # host memory: a CPU-device array over the same bytes
+    assert view.device == jiasu.Device("cpu")
+    assert view.ptr == t.data_ptr()
+    t[3] = 42
+    np.testing.assert_array_equal(view.get()[:4], [0, 1, 2, 42])
+    # asarray copies host tensors to the GPU (the active backend here).
     a = jiasu.asarray(t)
-    np.testing.assert_array_equal(a.get(), np.arange(10, dtype=np.float32))
+    assert a.device == jiasu.Device(0)
+    np.testing.assert_array_equal(a.get(), t.numpy())
 
 
 def test_torch_requires_grad_tensor(torch):

@@ -259,7 +259,9 @@ def specialised_twice(x, out):
 
 def test_device_function_specialised_per_argument_type(rng):
     n = 5000
-    assert specialised_twice.inspect_cuda() == {}
+    # The signatures are shared by both backends: the other backend's run may have compiled them already.
+    assert set(specialised_twice.inspect_cuda()) <= {"(array(float32, 1d, C), array(float32, 1d, C))",
+                                                     "(array(float64, 1d, C), array(float64, 1d, C))"}
     for dtype in (np.float32, np.float64):
         x = rand_float(rng, n, dtype, -2, 2)
         out = poisoned(n, dtype)
