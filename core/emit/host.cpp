@@ -53,7 +53,7 @@ std::string host_spelling(const fe::Builtin& b) {
     case BuiltinId::BallotSync: return "jiasu::ballot_sync";
     case BuiltinId::AnySync: return "jiasu::any_sync";
     case BuiltinId::AllSync: return "jiasu::all_sync";
-    case BuiltinId::ActiveMask: return "jiasu::activemask";
+    case BuiltinId::ActiveMask: return "JIASU_ACTIVEMASK";  // numbers its call sites (runtime header)
     default:
       break;
   }

@@ -398,6 +398,7 @@ struct HostWarp {
   int live;                  // lanes that exist and have not returned
   int arrived;               // lanes waiting at the rendezvous being formed
   unsigned arrived_mask;
+  int site;                  // of an activemask rendezvous: lanes at another activemask call ran apart
   WarpOp op;
   unsigned long long value[32];
   long long arg[32];         // source lane, delta or lane mask
@@ -583,12 +584,13 @@ inline void barrier(bool vote) {
 }
 
 // This lane's part of a warp operation: its value and argument in, its result out.
-inline unsigned long long warp_exchange(WarpOp op, unsigned mask, unsigned long long value, long long arg) {
+inline unsigned long long warp_exchange(WarpOp op, unsigned mask, unsigned long long value, long long arg,
+                                         int site = 0) {
   HostBlock& block = *current_block;
   const long long i = block.current, w = i / 32;
   const int lane = static_cast<int>(i % 32);
   HostWarp& warp = block.warps[w];
-  if (warp.arrived > 0 && warp.op != op) {
+  if (warp.arrived > 0 && (warp.op != op || (op == WarpOp::active && warp.site != site))) {
     if (warp.op == WarpOp::active) {
       complete_warp(block, w);  // the lanes there ran apart from this one
     } else if (op == WarpOp::active) {
@@ -606,7 +608,7 @@ inline unsigned long long warp_exchange(WarpOp op, unsigned mask, unsigned long 
       yield(block);  // to the scheduler, which drops the block
     }
   }
-  if (warp.arrived == 0) warp.op = op;
+  if (warp.arrived == 0) warp.op = op, warp.site = site;
   warp.value[lane] = value;
   warp.arg[lane] = arg;
   warp.mask[lane] = mask;
@@ -726,9 +728,12 @@ inline int all_sync(unsigned mask, bool p) {
   return static_cast<int>(detail::warp_exchange(detail::WarpOp::all, mask, p, 0));
 }
 inline void syncwarp(unsigned mask = 0xffffffffu) { detail::warp_exchange(detail::WarpOp::sync, mask, 0, 0); }
-inline unsigned activemask() {
-  return static_cast<unsigned>(detail::warp_exchange(detail::WarpOp::active, 0xffffffffu, 0, 0));
+// site: which activemask() call of the kernel (lanes in different branches reach different ones); the
+// emitted code calls JIASU_ACTIVEMASK(), which numbers the call sites.
+inline unsigned activemask(int site = 0) {
+  return static_cast<unsigned>(detail::warp_exchange(detail::WarpOp::active, 0xffffffffu, 0, 0, site));
 }
+#define JIASU_ACTIVEMASK() ::jiasu::activemask(__COUNTER__ + 1)
 
 // Runs the blocks of a launch; body(thread) runs one thread of the kernel. Failures go to launch->error
 // (see HostLaunch): nothing here throws or aborts (unless error is null).

@@ -186,10 +186,7 @@ def divergent_activemask(branch_masks, entry_masks):
         branch_masks[i] = jiasu.activemask()
 
 
-def test_activemask_in_branches_and_partial_warps(request, backend):
-    if backend == "cpu":  # to be fixed: the lanes of each branch should meet apart
-        request.applymarker(pytest.mark.xfail(strict=True, reason="CPU backend: activemask in divergent "
-                                                                   "branches reports the whole warp"))
+def test_activemask_in_branches_and_partial_warps():
     threads = 48  # the second warp of each block has only 16 threads
     blocks = 10
     n = blocks * threads
