@@ -1,0 +1,170 @@
+"""The CPU backend from Python: choosing it, arrays in host memory, where launches run, NumPy arrays used
+in place, and the errors of what it cannot do. Runs on every machine (no GPU needed)."""
+import contextlib
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import jiasu
+
+
+@jiasu.kernel
+def scale(x, out, factor):
+    i = jiasu.grid(1)
+    if i < out.size:
+        out[i] = x[i] * factor
+
+
+@pytest.fixture
+def cpu():
+    previous = jiasu.get_backend()
+    jiasu.set_backend("cpu")
+    yield
+    jiasu.set_backend(previous)
+
+
+def run_python(code, **env):
+    full = dict(os.environ, **env)
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                            env=full, timeout=300)
+    return result
+
+
+def test_backend_names(cpu):
+    assert jiasu.get_backend() == "cpu"
+    with pytest.raises(ValueError, match="unknown backend 'tpu'"):
+        jiasu.set_backend("tpu")
+    with jiasu.backend("cpu"):
+        assert jiasu.get_backend() == "cpu"
+    assert jiasu.get_device() == jiasu.Device("cpu")
+    assert jiasu.Device("cpu").type == "cpu" and jiasu.Device("cpu").id is None
+    assert repr(jiasu.Device("cpu")) == "<jiasu.Device cpu>"
+    with pytest.raises(ValueError, match="unknown device 'cpux'"):
+        jiasu.Device("cpux")
+
+
+def test_environment_chooses_the_backend_at_first_use():
+    ok = run_python("""
+        import jiasu
+        print(jiasu.get_backend())
+    """, JIASU_BACKEND="cpu")
+    assert ok.returncode == 0 and ok.stdout.strip() == "cpu", ok.stderr
+    bad = run_python("""
+        import jiasu                     # never fails at import
+        try:
+            jiasu.get_backend()
+        except ValueError as e:
+            print("ValueError:", e)
+    """, JIASU_BACKEND="quantum")
+    assert bad.returncode == 0, bad.stderr
+    assert "unknown backend 'quantum'" in bad.stdout
+
+
+def test_cpu_arrays_behave_like_gpu_arrays(cpu, rng):
+    host = rng.random((4, 6))
+    a = jiasu.asarray(host)
+    assert a.device == jiasu.Device("cpu")
+    host[0, 0] = -1  # asarray copied: the array does not see later changes of its source
+    assert a.get()[0, 0] != -1
+    np.testing.assert_array_equal(a[1:3, ::2].get(), np.asarray(host)[1:3, ::2])
+    view = np.asarray(a)  # __array_interface__: a NumPy view of the same memory
+    view[2, 3] = 99.0
+    assert a.get()[2, 3] == 99.0
+    a[0] = 7
+    np.testing.assert_array_equal(a.get()[0], np.full(6, 7.0))
+    b = a.copy()
+    b[:] = 0
+    assert a.get()[0, 0] == 7 and b.get().sum() == 0
+    z = jiasu.full((3, 2), 2.5, dtype=np.float32)
+    np.testing.assert_array_equal(np.from_dlpack(z), np.full((3, 2), 2.5, np.float32))
+    assert not hasattr(z, "__cuda_array_interface__")
+    assert z.__dlpack_device__() == (1, 0)
+
+
+def test_from_dlpack_views_numpy_in_place(cpu):
+    x = np.arange(5, dtype=np.int32)
+    a = jiasu.from_dlpack(x)
+    assert a.device == jiasu.Device("cpu") and a.ptr == x.ctypes.data
+    x[2] = 40
+    assert a.get()[2] == 40
+
+
+def test_numpy_arguments_are_used_in_place(cpu, rng):
+    x = rng.random(1000, dtype=np.float32)
+    out = np.full(1000, np.nan, np.float32)
+    with no_performance_warning():
+        scale[4, 256](x, out, 3.0)
+    np.testing.assert_allclose(out, x * np.float32(3.0), rtol=1e-6)
+    # A strided view is used in place too: only its elements change.
+    big = np.zeros(2000, np.float32)
+    scale[4, 256](x, big[::2], 1.0)
+    np.testing.assert_array_equal(big[::2], x)
+    assert not big[1::2].any()
+
+
+@contextlib.contextmanager
+def no_performance_warning():
+    """No copies on the CPU backend, so no PerformanceWarning either."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", jiasu.PerformanceWarning)
+        yield
+
+
+def test_read_only_numpy_output_is_refused(cpu):
+    x = np.ones(8, np.float32)
+    out = np.zeros(8, np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        scale[1, 8](x, out, 2.0)
+
+
+def test_device_keyword_per_call(rng):
+    x = rng.random(64)
+    out = np.zeros(64)
+    scale[1, 64](x, out, 2.0, device="cpu")
+    np.testing.assert_allclose(out, 2 * x)
+    with pytest.raises(TypeError, match="the only keyword is device="):
+        scale[1, 64](x, out, 2.0, stream=None)
+
+
+def test_launch_limits_match_cuda(cpu):
+    x = np.ones(8, np.float32)
+    with pytest.raises(jiasu.LaunchError, match="1024 threads"):
+        scale[1, 2048](x, x, 1.0)
+
+
+def test_no_compiler_is_a_clear_error_at_first_compile(tmp_path):
+    result = run_python("""
+        import numpy as np, jiasu
+        import sys
+        sys.path.insert(0, %r)
+        from test_cpu_backend import scale
+        try:
+            scale[1, 8](np.ones(8), np.zeros(8), 1.0)
+        except jiasu.LibraryNotFoundError as e:
+            print("LibraryNotFoundError:", str(e).splitlines()[0])
+    """ % os.path.dirname(os.path.abspath(__file__)), JIASU_BACKEND="cpu", JIASU_CXX="/nonexistent/c++",
+        JIASU_CACHE_DIR=str(tmp_path / "cache"))  # an empty cache: the compiler must run
+    assert result.returncode == 0, result.stderr
+    assert "LibraryNotFoundError: JIASU_CXX=/nonexistent/c++" in result.stdout, result.stdout
+
+
+def test_thread_count_comes_from_the_environment():
+    result = run_python("""
+        import jiasu
+        print(jiasu._core.cpu_threads())
+    """, JIASU_CPU_THREADS="3")
+    assert result.returncode == 0 and result.stdout.strip() == "3", result.stderr
+
+
+def test_raw_cuda_kernels_refuse_the_cpu_backend(cpu):
+    kernel = jiasu.RawKernel('extern "C" __global__ void f(float* x) { x[0] = 1; }', "f")
+    with pytest.raises(jiasu.CudaError, match="need a GPU"):
+        kernel((1,), (1,), (np.zeros(1, np.float32),))
+    with pytest.raises(jiasu.CudaError, match="need a GPU"):
+        jiasu.SourceModule('extern "C" __global__ void f() {}')
