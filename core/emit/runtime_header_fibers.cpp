@@ -1,0 +1,711 @@
+// The host runtime header's second half: fiber contexts switched in user space, the block scheduler
+// (barriers, warp rendezvous, deadlock reports) and jiasu::HostBlocks, which runs a launch's range of
+// blocks as thread loops or as fibers. Pasted after runtime_header_host.cpp's half.
+#include <string>
+
+#include "emit/cuda_emitter.hpp"
+
+namespace jiasu::emit::cuda {
+
+const char* host_runtime_basics();
+
+const char* host_runtime_part() {
+  static const std::string part = std::string(host_runtime_basics()) + R"JIASU(
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+// ---- Fiber contexts. glibc's swapcontext saves and restores the signal mask with a system call at every
+// switch, which made a barrier cost about 0.3 us per thread; fibers never touch the signal mask, so on
+// x86-64 and aarch64 (ELF) a switch only saves what the ABI says a callee keeps: a few registers, pushed
+// on the stack being left, whose stack pointer is stored; ucontext stays for every other target.
+// Not shadow-stack (CET) aware: glibc leaves shadow stacks off unless a tunable asks for them.
+#if defined(__ELF__) && (defined(__x86_64__) || defined(__aarch64__)) && !defined(JIASU_HOST_UCONTEXT)
+#define JIASU_HOST_FIBER_ASM 1
+// jiasu_fiber_switch(&from, to): saves this stack's pointer in from, resumes the stack saved in to.
+// jiasu_fiber_start: where a new fiber's first switch "returns" to; calls the fiber's function, which
+// never returns (its return address is marked undefined so that debuggers' backtraces end there).
+// Weak and hidden: one copy per kernel library, whatever number of sources include this.
+extern "C" void jiasu_fiber_switch(void** from, void* to) __attribute__((visibility("hidden")));
+extern "C" void jiasu_fiber_start() __attribute__((visibility("hidden")));
+#if defined(__x86_64__)
+// System V: rbx, rbp, r12-r15 and rsp are the callee's to keep, and so are the MXCSR and x87 control words.
+// A frame is 64 bytes: control words, r15, r14, r13, r12, rbx, rbp, return address (lowest first).
+__asm__(R"(
+  .pushsection .text
+  .weak jiasu_fiber_switch
+  .hidden jiasu_fiber_switch
+  .type jiasu_fiber_switch, @function
+  .p2align 4
+jiasu_fiber_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size jiasu_fiber_switch, .-jiasu_fiber_switch
+
+  .weak jiasu_fiber_start
+  .hidden jiasu_fiber_start
+  .type jiasu_fiber_start, @function
+  .p2align 4
+jiasu_fiber_start:
+  .cfi_startproc
+  .cfi_undefined rip
+  callq *%r12
+  ud2
+  .cfi_endproc
+  .size jiasu_fiber_start, .-jiasu_fiber_start
+  .popsection
+)");
+#else
+// AAPCS64: x19-x29, x30 (the return address), sp and d8-d15 are the callee's to keep.
+// A frame is 160 bytes: x19 ... x30, then d8 ... d15 (lowest first).
+__asm__(R"(
+  .pushsection .text
+  .weak jiasu_fiber_switch
+  .hidden jiasu_fiber_switch
+  .type jiasu_fiber_switch, %function
+  .p2align 4
+jiasu_fiber_switch:
+  sub sp, sp, #160
+  stp x19, x20, [sp, #0]
+  stp x21, x22, [sp, #16]
+  stp x23, x24, [sp, #32]
+  stp x25, x26, [sp, #48]
+  stp x27, x28, [sp, #64]
+  stp x29, x30, [sp, #80]
+  stp d8, d9, [sp, #96]
+  stp d10, d11, [sp, #112]
+  stp d12, d13, [sp, #128]
+  stp d14, d15, [sp, #144]
+  mov x9, sp
+  str x9, [x0]
+  mov sp, x1
+  ldp x19, x20, [sp, #0]
+  ldp x21, x22, [sp, #16]
+  ldp x23, x24, [sp, #32]
+  ldp x25, x26, [sp, #48]
+  ldp x27, x28, [sp, #64]
+  ldp x29, x30, [sp, #80]
+  ldp d8, d9, [sp, #96]
+  ldp d10, d11, [sp, #112]
+  ldp d12, d13, [sp, #128]
+  ldp d14, d15, [sp, #144]
+  add sp, sp, #160
+  ret
+  .size jiasu_fiber_switch, .-jiasu_fiber_switch
+
+  .weak jiasu_fiber_start
+  .hidden jiasu_fiber_start
+  .type jiasu_fiber_start, %function
+  .p2align 4
+jiasu_fiber_start:
+  .cfi_startproc
+  .cfi_undefined x30
+  blr x19
+  brk #0
+  .cfi_endproc
+  .size jiasu_fiber_start, .-jiasu_fiber_start
+  .popsection
+)");
+#endif
+#else
+#include <ucontext.h>
+#endif
+
+namespace jiasu {
+namespace detail {
+
+#ifdef JIASU_HOST_FIBER_ASM
+struct FiberContext { void* sp; };
+inline void fiber_switch(FiberContext& from, FiberContext& to) { jiasu_fiber_switch(&from.sp, to.sp); }
+
+// Makes contexts whose first switch runs entry() on a stack of their own.
+class FiberStarter {
+ public:
+  FiberStarter() {
+#if defined(__x86_64__)
+    __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr_), "=m"(x87_));  // fibers start with ours
+#endif
+  }
+  // [low, low + size) is the stack, whose top is 16-byte aligned as both ABIs want at a call.
+  void prepare(FiberContext& c, unsigned char* low, size_t size, void (*entry)()) const {
+    void** top = reinterpret_cast<void**>(low + size);
+#if defined(__x86_64__)
+    void** frame = top - 8;  // popped by jiasu_fiber_switch, whose ret leaves rsp at top for the call
+    __builtin_memcpy(frame, &mxcsr_, 4);
+    __builtin_memcpy(reinterpret_cast<unsigned char*>(frame) + 4, &x87_, 2);
+    frame[4] = reinterpret_cast<void*>(entry);  // r12
+    frame[6] = nullptr;                         // rbp: the end of the frame chain
+    frame[7] = reinterpret_cast<void*>(&jiasu_fiber_start);
+#else
+    void** frame = top - 20;
+    frame[0] = reinterpret_cast<void*>(entry);  // x19
+    frame[10] = nullptr;                        // x29: the end of the frame chain
+    frame[11] = reinterpret_cast<void*>(&jiasu_fiber_start);  // x30
+#endif
+    c.sp = frame;
+  }
+
+ private:
+  unsigned mxcsr_ = 0x1f80;
+  unsigned short x87_ = 0x37f;
+};
+#else
+struct FiberContext { ucontext_t context; };
+inline void fiber_switch(FiberContext& from, FiberContext& to) { swapcontext(&from.context, &to.context); }
+
+class FiberStarter {
+ public:
+  FiberStarter() { getcontext(&pattern_); }  // once: getcontext is a system call
+  void prepare(FiberContext& c, unsigned char* low, size_t size, void (*entry)()) const {
+    c.context = pattern_;
+    c.context.uc_stack.ss_sp = low;
+    c.context.uc_stack.ss_size = size;
+    c.context.uc_link = nullptr;  // entry never returns
+    makecontext(&c.context, entry, 0);
+  }
+
+ private:
+  ucontext_t pattern_;
+};
+#endif
+
+// ---- The block scheduler. A kernel without barriers or warp operations runs the threads of a block one
+// after another. Any other kernel runs them as fibers, one stack each from one mapping with a guard page
+// below every stack.
+//
+// Block barriers: each fiber runs until it reaches a barrier or ends; once every fiber still running has
+// reached it, the barrier opens and they all continue. A thread that has returned counts as arrived at
+// every later barrier (what CUDA does in practice when all remaining threads reach it); its predicate is
+// not counted.
+//
+// Warps: 32 consecutive linear threads of the block (x fastest), the last warp possibly partial. A warp
+// operation (shuffle, vote, syncwarp) is a rendezvous of the warp's live lanes (those that exist and have
+// not returned): each lane deposits its value and switches away until the last one arrives, which computes
+// every lane's result; the others then continue with theirs. Masks are taken as naming the whole warp (a
+// rendezvous waits for every live lane); ballot/any/all only count the lanes of the mask. A shuffle from a
+// lane that does not take part (absent or returned) gives the lane its own value. activemask is a soft
+// rendezvous: it gives the lanes that reach it before the warp can go no further (all the live lanes when
+// the warp runs in step; those of one branch when the others wait at a barrier, at another warp operation
+// or have returned).
+//
+// The scheduler runs each warp until all its lanes wait at the block barrier or have ended (lanes in
+// thread order, again and again while warp rendezvous complete), warp after warp, then opens the barrier.
+// A fiber that stops switches straight to the next one to run (next_fiber), and to the scheduler's own
+// stack only when the barrier can open or the block failed: one switch per stop, not two.
+// Lanes of one warp waiting, some at a warp operation and some at a block barrier, or lanes reaching
+// different warp operations together (activemask aside), are a deadlock on the device: here the block
+// stops (its fibers are dropped, never unwound) and the launch reports it (HostLaunch::error).
+enum : unsigned char { fiber_ready = 0, fiber_done = 1, fiber_at_barrier = 2, fiber_at_warp = 3 };
+enum class WarpOp : int { shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, sync, active };
+
+inline const char* warp_op_name(WarpOp op) {
+  static const char* const names[] = {"shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync",
+                                      "any_sync",  "all_sync",     "syncwarp",       "activemask"};
+  return names[static_cast<int>(op)];
+}
+
+struct HostWarp {
+  int live;                  // lanes that exist and have not returned
+  int arrived;               // lanes waiting at the rendezvous being formed
+  unsigned arrived_mask;
+  int site;                  // of an activemask rendezvous: lanes at another activemask call ran apart
+  WarpOp op;
+  unsigned long long value[32];
+  long long arg[32];         // source lane, delta or lane mask
+  unsigned mask[32];
+  unsigned long long result[32];
+};
+
+struct HostBlock {
+  unsigned char* dynamic_shared = nullptr;
+  long long shared_bytes = 0;
+  HostError* error = nullptr;
+  bool failed = false;        // this block failed (or could not start): its OS thread runs no more blocks
+  HostDim3 block_index{};     // of the block running, for messages
+  // fibers (null when the threads run one after another)
+  FiberContext* contexts = nullptr;
+  HostThread* threads = nullptr;
+  unsigned char* state = nullptr;  // fiber_ready, fiber_done, ... (apart: next_fiber scans it)
+  HostWarp* warps = nullptr;
+  long long thread_count = 0, warp_count = 0;
+  FiberContext scheduler;
+  long long current = 0, running = 0;
+  long long scan_warp = 0, scan_next = 0;  // next_fiber looks at lane scan_next of warp scan_warp next
+  bool scan_resumed = false;               // a lane of the current pass over the warp ran
+  long long arrived = 0, votes = 0;                // the barrier being reached
+  long long opened_arrived = 0, opened_votes = 0;  // the barrier that last opened
+  void (*invoke)(void* body, const HostThread& thread) = nullptr;
+  void* body = nullptr;
+};
+inline thread_local HostBlock* current_block = nullptr;
+
+// Records a failure of the launch (the first one wins) and marks the block failed: a fiber stops at its
+// next barrier, warp operation or end (the block's other fibers never run again), threads one after
+// another stop after the current one; no later block of this OS thread runs, and other OS threads skip
+// the blocks they have not started.
+// kind: what HostError::failed becomes (1: the launch failed, 2: an index out of bounds, in debug mode).
+inline void vfail(HostBlock& block, const char* format, va_list args, int kind = 1) {
+  block.failed = true;
+  HostError fallback{};
+  HostError* error = block.error ? block.error : &fallback;
+  if (__atomic_exchange_n(&error->failed, kind, __ATOMIC_ACQ_REL) != 0) return;  // another failure came first
+  vsnprintf(error->message, sizeof error->message, format, args);
+  if (!block.error) {
+    fprintf(stderr, "jiasu (CPU backend): %s\n", error->message);
+    abort();
+  }
+}
+inline void fail(HostBlock& block, const char* format, ...) __attribute__((format(printf, 2, 3)));
+inline void fail(HostBlock& block, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vfail(block, format, args);
+  va_end(args);
+}
+
+// Threads (x, y, z) of warp w named by the lanes of `lanes`, runs of consecutive ones as first-last.
+inline const char* describe_lanes(const HostBlock& block, long long w, unsigned lanes, char* out, size_t size) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (int l = 0; l < 32 && used < size;) {
+    if (!(lanes >> l & 1u)) { ++l; continue; }
+    int end = l;
+    while (end + 1 < 32 && (lanes >> (end + 1) & 1u)) ++end;
+    const HostDim3& a = block.threads[w * 32 + l].threadIdx;
+    const HostDim3& b = block.threads[w * 32 + end].threadIdx;
+    int n = end == l ? snprintf(out + used, size - used, "%s(%lld, %lld, %lld)", used ? ", " : "", a.x, a.y, a.z)
+                     : snprintf(out + used, size - used, "%s(%lld, %lld, %lld)-(%lld, %lld, %lld)", used ? ", " : "",
+                                a.x, a.y, a.z, b.x, b.y, b.z);
+    used += n > 0 ? static_cast<size_t>(n) : 0;
+    l = end + 1;
+  }
+  return out;
+}
+
+// Every live lane of warp w has arrived: each one's result, then they all may continue.
+inline void complete_warp(HostBlock& block, long long w) {
+  HostWarp& warp = block.warps[w];
+  const unsigned present = warp.arrived_mask;
+  unsigned ballot = 0;
+  for (int l = 0; l < 32; ++l)
+    if ((present >> l & 1u) && warp.value[l]) ballot |= 1u << l;
+  for (int l = 0; l < 32; ++l) {
+    if (!(present >> l & 1u)) continue;
+    const long long a = warp.arg[l];
+    const unsigned m = warp.mask[l];
+    long long source = l;  // as PTX's shfl.sync with a width of 32: out of range gives the own value
+    switch (warp.op) {
+      case WarpOp::shfl_idx: source = a & 31; break;
+      case WarpOp::shfl_up: source = l - static_cast<long long>(static_cast<unsigned>(a)); break;
+      case WarpOp::shfl_down: source = l + static_cast<long long>(static_cast<unsigned>(a)); break;
+      case WarpOp::shfl_xor: source = l ^ static_cast<long long>(static_cast<unsigned>(a)); break;
+      default: break;
+    }
+    if (source < 0 || source > 31 || !(present >> source & 1u)) source = l;
+    switch (warp.op) {
+      case WarpOp::ballot: warp.result[l] = ballot & m; break;
+      case WarpOp::any: warp.result[l] = (ballot & m) != 0; break;
+      case WarpOp::all: warp.result[l] = (ballot & m) == (present & m); break;
+      case WarpOp::sync: warp.result[l] = 0; break;
+      case WarpOp::active: warp.result[l] = present; break;
+      default: warp.result[l] = warp.value[source]; break;
+    }
+  }
+  warp.arrived = 0;
+  warp.arrived_mask = 0;
+  for (int l = 0; l < 32; ++l)
+    if (present >> l & 1u) block.state[w * 32 + l] = fiber_ready;  // every lane present waited there
+}
+
+// The next fiber to run, or -1 when every warp waits at the block barrier or has ended (or the block
+// failed). Resumes the scan where it stopped: passes over the lanes of one warp in thread order until a
+// pass runs none, then the next warp.
+inline long long next_fiber(HostBlock& block) {
+  while (!block.failed) {
+    const long long w = block.scan_warp, first = w * 32;
+    const long long last = first + 32 < block.thread_count ? first + 32 : block.thread_count;
+    for (long long i = block.scan_next; i < last; ++i)
+      if (block.state[i] == fiber_ready) {
+        block.scan_next = i + 1;
+        block.scan_resumed = true;
+        return i;
+      }
+    HostWarp& warp = block.warps[w];
+    const bool again = block.scan_resumed;
+    block.scan_resumed = false;
+    block.scan_next = first;
+    if (again) continue;
+    if (warp.arrived > 0 && warp.op == WarpOp::active) {  // no lane can join them: activemask gives those there
+      complete_warp(block, w);
+      continue;
+    }
+    if (warp.arrived > 0) {  // the others wait at the block barrier (none is ready, the returned are not live)
+      unsigned at_barrier = 0;
+      for (long long i = first; i < last; ++i)
+        if (block.state[i] == fiber_at_barrier) at_barrier |= 1u << (i - first);
+      char waiting[160], barrier[160];
+      fail(block,
+           "deadlock in block (%lld, %lld, %lld): threads %s wait at a block barrier (syncthreads) that threads %s "
+           "of their warp never reach: those wait at %s for the first ones",
+           block.block_index.x, block.block_index.y, block.block_index.z,
+           describe_lanes(block, w, at_barrier, barrier, sizeof barrier), describe_lanes(block, w, warp.arrived_mask, waiting, sizeof waiting),
+           warp_op_name(warp.op));
+      break;
+    }
+    if (w + 1 == block.warp_count) break;
+    block.scan_warp = w + 1;
+    block.scan_next = first + 32;
+  }
+  return -1;
+}
+
+// The running fiber stops (its state says why): on to the next fiber, or to the scheduler's stack.
+inline void yield(HostBlock& block) {
+  const long long self = block.current, next = next_fiber(block);
+  if (next == self) return;  // an activemask that only this lane reached
+  if (next < 0) {
+    fiber_switch(block.contexts[self], block.scheduler);
+  } else {
+    block.current = next;
+    fiber_switch(block.contexts[self], block.contexts[next]);
+  }
+}
+
+// Where every fiber starts: the thread's body, then never back (a done fiber is never picked again).
+inline void fiber_main() {
+  HostBlock& block = *current_block;
+  const long long i = block.current;
+  block.invoke(block.body, block.threads[i]);
+  block.state[i] = fiber_done;
+  --block.running;
+  HostWarp& warp = block.warps[i / 32];  // a rendezvous may now have all the live lanes it waits for
+  if (--warp.live == warp.arrived && warp.arrived > 0) complete_warp(block, i / 32);
+  yield(block);
+}
+
+// Waits until every running thread of the block has reached a barrier; `vote` is this thread's predicate.
+inline void barrier(bool vote) {
+  HostBlock& block = *current_block;
+  if (!block.contexts) return;  // threads run one after another: no barrier in the kernel (cannot happen)
+  block.arrived += 1;
+  block.votes += vote ? 1 : 0;
+  block.state[block.current] = fiber_at_barrier;
+  yield(block);
+}
+
+// This lane's part of a warp operation: its value and argument in, its result out.
+inline unsigned long long warp_exchange(WarpOp op, unsigned mask, unsigned long long value, long long arg,
+                                         int site = 0) {
+  HostBlock& block = *current_block;
+  const long long i = block.current, w = i / 32;
+  const int lane = static_cast<int>(i % 32);
+  HostWarp& warp = block.warps[w];
+  if (warp.arrived > 0 && (warp.op != op || (op == WarpOp::active && warp.site != site))) {
+    if (warp.op == WarpOp::active) {
+      complete_warp(block, w);  // the lanes there ran apart from this one
+    } else if (op == WarpOp::active) {
+      return 1u << lane;  // this lane runs apart from the waiting ones
+    } else {
+      char waiting[160];
+      const HostDim3& t = block.threads[i].threadIdx;
+      fail(block,
+           "deadlock in block (%lld, %lld, %lld): threads %s wait at %s while thread (%lld, %lld, %lld) of their "
+           "warp reaches %s (the lanes of a warp must meet at the same warp operation)",
+           block.block_index.x, block.block_index.y, block.block_index.z,
+           describe_lanes(block, w, warp.arrived_mask, waiting, sizeof waiting), warp_op_name(warp.op), t.x, t.y, t.z,
+           warp_op_name(op));
+      block.state[i] = fiber_at_warp;
+      yield(block);  // to the scheduler, which drops the block
+    }
+  }
+  if (warp.arrived == 0) warp.op = op, warp.site = site;
+  warp.value[lane] = value;
+  warp.arg[lane] = arg;
+  warp.mask[lane] = mask;
+  warp.arrived_mask |= 1u << lane;
+  if (++warp.arrived == warp.live) {
+    complete_warp(block, w);
+  } else {
+    block.state[i] = fiber_at_warp;
+    yield(block);
+  }
+  return warp.result[lane];
+}
+
+template <typename T> inline unsigned long long to_bits(T v) {
+  unsigned long long bits = 0;
+  __builtin_memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+template <typename T> inline T from_bits(unsigned long long bits) {
+  T v;
+  __builtin_memcpy(&v, &bits, sizeof(T));
+  return v;
+}
+
+}  // namespace detail
+
+inline void syncthreads() { detail::barrier(false); }
+inline int syncthreads_count(bool p) {
+  detail::barrier(p);
+  return static_cast<int>(detail::current_block->opened_votes);
+}
+inline int syncthreads_and(bool p) {
+  detail::barrier(p);
+  return detail::current_block->opened_votes == detail::current_block->opened_arrived;
+}
+inline int syncthreads_or(bool p) {
+  detail::barrier(p);
+  return detail::current_block->opened_votes != 0;
+}
+// An index out of bounds (debug mode): reported as detail::fail does, with its own kind; returns.
+inline void report_index_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
+inline void report_index_error(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  detail::vfail(*detail::current_block, format, args, 2);
+  va_end(args);
+}
+
+// For checks in emitted code (debug mode): reports a failure of the launch, as detail::fail does, and
+// returns, so the caller goes on with a harmless value.
+inline void report_failure(const char* format, ...) __attribute__((format(printf, 1, 2)));
+inline void report_failure(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  detail::vfail(*detail::current_block, format, args);
+  va_end(args);
+}
+
+// Debug mode: every array element goes through at_checked, which reports the first index out of bounds
+// (HostError::failed == 2) and then hands out a scratch element, so the kernel ends without touching
+// memory outside its arrays.
+struct IndexSite { const char* array; const char* file; int line, column; };
+
+template <typename A, typename... I>
+inline auto& at_checked(const HostThread& thread, const IndexSite& site, const A& a, I... indices) {
+  using T = std::remove_reference_t<decltype(at(a, indices...))>;
+  constexpr int n = sizeof...(I);
+  if constexpr (n > 0) {
+    const long long index[n] = {static_cast<long long>(indices)...};
+    for (int d = 0; d < n; ++d) {
+      if (index[d] >= -a.shape[d] && index[d] < a.shape[d]) continue;
+      char where[160], shape[160];
+      int used = snprintf(where, sizeof where, "%s[", site.array);
+      int shape_used = snprintf(shape, sizeof shape, "(");
+      for (int k = 0; k < n; ++k) {
+        used += snprintf(where + used, sizeof where - std::min<size_t>(used, sizeof where), "%s%lld", k ? ", " : "",
+                         index[k]);
+        shape_used += snprintf(shape + shape_used, sizeof shape - std::min<size_t>(shape_used, sizeof shape),
+                               "%s%lld", k ? ", " : "", a.shape[k]);
+      }
+      report_index_error("index %lld is out of bounds for axis %d with size %lld: %s] of shape %s%s at %s:%d:%d "
+                         "(thread (%lld, %lld, %lld) of block (%lld, %lld, %lld))",
+                         index[d], d, a.shape[d], where, shape, n == 1 ? ",)" : ")", site.file, site.line,
+                         site.column, thread.threadIdx.x, thread.threadIdx.y, thread.threadIdx.z,
+                         thread.blockIdx.x, thread.blockIdx.y, thread.blockIdx.z);
+      static thread_local T scratch;
+      scratch = T{};
+      return scratch;
+    }
+  }
+  return at(a, indices...);
+}
+
+inline long long dynamic_shared_bytes() { return detail::current_block->shared_bytes; }
+inline unsigned char* dynamic_shared_memory() { return detail::current_block->dynamic_shared; }
+
+// ---- Warp operations (the kernel runs as fibers)
+template <typename T> inline T shfl_sync(unsigned mask, T v, int src_lane) {
+  return detail::from_bits<T>(detail::warp_exchange(detail::WarpOp::shfl_idx, mask, detail::to_bits(v), src_lane));
+}
+template <typename T> inline T shfl_up_sync(unsigned mask, T v, int delta) {
+  return detail::from_bits<T>(detail::warp_exchange(detail::WarpOp::shfl_up, mask, detail::to_bits(v), delta));
+}
+template <typename T> inline T shfl_down_sync(unsigned mask, T v, int delta) {
+  return detail::from_bits<T>(detail::warp_exchange(detail::WarpOp::shfl_down, mask, detail::to_bits(v), delta));
+}
+template <typename T> inline T shfl_xor_sync(unsigned mask, T v, int lane_mask) {
+  return detail::from_bits<T>(detail::warp_exchange(detail::WarpOp::shfl_xor, mask, detail::to_bits(v), lane_mask));
+}
+inline unsigned ballot_sync(unsigned mask, bool p) {
+  return static_cast<unsigned>(detail::warp_exchange(detail::WarpOp::ballot, mask, p, 0));
+}
+inline int any_sync(unsigned mask, bool p) {
+  return static_cast<int>(detail::warp_exchange(detail::WarpOp::any, mask, p, 0));
+}
+inline int all_sync(unsigned mask, bool p) {
+  return static_cast<int>(detail::warp_exchange(detail::WarpOp::all, mask, p, 0));
+}
+inline void syncwarp(unsigned mask = 0xffffffffu) { detail::warp_exchange(detail::WarpOp::sync, mask, 0, 0); }
+// site: which activemask() call of the kernel (lanes in different branches reach different ones); the
+// emitted code calls JIASU_ACTIVEMASK(), which numbers the call sites.
+inline unsigned activemask(int site = 0) {
+  return static_cast<unsigned>(detail::warp_exchange(detail::WarpOp::active, 0xffffffffu, 0, 0, site));
+}
+#define JIASU_ACTIVEMASK() ::jiasu::activemask(__COUNTER__ + 1)
+
+// Runs the blocks of a launch; body(thread) runs one thread of the kernel. Failures go to launch->error
+// (see HostLaunch): nothing here throws or aborts (unless error is null).
+class HostBlocks {
+ public:
+  static constexpr long long fiber_stack_bytes = 64 * 1024;
+
+  explicit HostBlocks(const HostLaunch* launch) : launch_(*launch), previous_(detail::current_block) {
+    thread_.gridDim = {launch_.grid[0], launch_.grid[1], launch_.grid[2]};
+    thread_.blockDim = {launch_.block[0], launch_.block[1], launch_.block[2]};
+    threads_ = launch_.block[0] * launch_.block[1] * launch_.block[2];
+    state_.error = launch_.error;
+    detail::current_block = &state_;
+    if (launch_.shared_bytes > 0) {
+      state_.shared_bytes = launch_.shared_bytes;
+      state_.dynamic_shared = static_cast<unsigned char*>(aligned_alloc(64, (launch_.shared_bytes + 63) / 64 * 64));
+      if (!state_.dynamic_shared)
+        detail::fail(state_, "out of memory: no room for %lld bytes of dynamic shared memory", launch_.shared_bytes);
+    }
+  }
+  ~HostBlocks() {
+    detail::current_block = previous_;
+    free(state_.dynamic_shared);
+    if (mapped_ > 0) munmap(stacks_, static_cast<size_t>(mapped_));
+    free(state_.contexts);
+    free(state_.threads);
+    free(state_.state);
+    free(state_.warps);
+  }
+  HostBlocks(const HostBlocks&) = delete;
+  HostBlocks& operator=(const HostBlocks&) = delete;
+
+  // Each block once: the emitted kernel loops over the block's threads itself (thread loops).
+  template <typename Body>
+  void run_blocks(Body& body) {
+    for (long long b = launch_.block_begin; b < launch_.block_end && !stopped(); ++b) {
+      thread_.blockIdx = state_.block_index = block_index(b);
+      thread_.threadIdx = {0, 0, 0};
+      body(static_cast<const HostThread&>(thread_));
+    }
+  }
+
+  // Threads as fibers that switch at barriers and warp operations.
+  template <typename Body>
+  void run_fibers(Body& body) {
+    if (threads_ <= 0 || launch_.block_begin >= launch_.block_end || stopped() || !allocate_fibers()) return;
+    state_.invoke = [](void* f, const HostThread& thread) { (*static_cast<Body*>(f))(thread); };
+    state_.body = &body;
+    const detail::FiberStarter starter;
+    for (long long b = launch_.block_begin; b < launch_.block_end && !stopped(); ++b) {
+      state_.block_index = block_index(b);
+      for (long long i = 0; i < threads_; ++i) {
+        state_.threads[i].blockIdx = state_.block_index;
+        starter.prepare(state_.contexts[i], static_cast<unsigned char*>(stacks_) + i * slot_ + page_,
+                        static_cast<size_t>(fiber_stack_bytes), &detail::fiber_main);
+        state_.state[i] = detail::fiber_ready;
+      }
+      for (long long w = 0; w < state_.warp_count; ++w) {
+        detail::HostWarp& warp = state_.warps[w];
+        warp.live = static_cast<int>((w + 1) * 32 <= threads_ ? 32 : threads_ - w * 32);
+        warp.arrived = 0;
+        warp.arrived_mask = 0;
+      }
+      state_.running = threads_;
+      state_.arrived = state_.votes = 0;
+      state_.scan_warp = state_.scan_next = 0;
+      state_.scan_resumed = false;
+      for (;;) {  // one phase: every warp runs until its lanes wait at the barrier or have ended
+        const long long next = detail::next_fiber(state_);
+        if (next >= 0) {  // back here when the phase is over
+          state_.current = next;
+          detail::fiber_switch(state_.scheduler, state_.contexts[next]);
+        }
+        if (state_.failed || state_.running == 0) break;
+        state_.opened_arrived = state_.arrived;  // every running fiber waits at the barrier: open it
+        state_.opened_votes = state_.votes;
+        state_.arrived = state_.votes = 0;
+        for (long long i = 0; i < threads_; ++i)
+          if (state_.state[i] == detail::fiber_at_barrier) state_.state[i] = detail::fiber_ready;
+        state_.scan_warp = state_.scan_next = 0;
+      }
+    }
+  }
+
+ private:
+  HostDim3 block_index(long long b) const {
+    return {b % launch_.grid[0], b / launch_.grid[0] % launch_.grid[1], b / (launch_.grid[0] * launch_.grid[1])};
+  }
+  // This block failed, or another block of the launch did.
+  bool stopped() const {
+    return state_.failed || (state_.error && __atomic_load_n(&state_.error->failed, __ATOMIC_RELAXED));
+  }
+  bool allocate_fibers() {
+    page_ = sysconf(_SC_PAGESIZE);
+    slot_ = fiber_stack_bytes + page_;
+    long long total = 0;
+    if (__builtin_mul_overflow(threads_, slot_, &total)) {
+      stacks_ = MAP_FAILED;
+    } else if (launch_.fiber_stacks) {
+      stacks_ = launch_.fiber_stacks(threads_, slot_);
+      if (!stacks_) stacks_ = MAP_FAILED;
+    } else {
+      stacks_ = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (stacks_ != MAP_FAILED) {
+        mapped_ = total;
+        for (long long i = 0; i < threads_; ++i)  // a guard page below each stack: an overflow faults
+          mprotect(static_cast<unsigned char*>(stacks_) + i * slot_, static_cast<size_t>(page_), PROT_NONE);
+      }
+    }
+    state_.warp_count = (threads_ + 31) / 32;
+    state_.contexts = static_cast<detail::FiberContext*>(calloc(static_cast<size_t>(threads_), sizeof(detail::FiberContext)));
+    state_.threads = static_cast<HostThread*>(calloc(static_cast<size_t>(threads_), sizeof(HostThread)));
+    state_.state = static_cast<unsigned char*>(calloc(static_cast<size_t>(threads_), 1));
+    state_.warps = static_cast<detail::HostWarp*>(calloc(static_cast<size_t>(state_.warp_count), sizeof(detail::HostWarp)));
+    if (stacks_ == MAP_FAILED || !state_.contexts || !state_.threads || !state_.state || !state_.warps) {
+      detail::fail(state_, "out of memory: no room for the fiber stacks of a block of %lld threads (%lld KiB each)",
+                   threads_, fiber_stack_bytes / 1024);
+      return false;
+    }
+    state_.thread_count = threads_;
+    for (long long i = 0; i < threads_; ++i) {  // only blockIdx changes from block to block
+      HostThread& t = state_.threads[i];
+      t = thread_;
+      t.threadIdx = {i % launch_.block[0], i / launch_.block[0] % launch_.block[1], i / (launch_.block[0] * launch_.block[1])};
+    }
+    return true;
+  }
+
+  HostLaunch launch_;
+  detail::HostBlock* previous_;
+  detail::HostBlock state_;
+  HostThread thread_{};
+  long long threads_ = 0, page_ = 0, slot_ = 0;
+  long long mapped_ = 0;  // the bytes of stacks_ when mapped here (not lent)
+  void* stacks_ = MAP_FAILED;
+};
+
+}  // namespace jiasu
+)JIASU";
+  return part.c_str();
+}
+
+}  // namespace jiasu::emit::cuda
