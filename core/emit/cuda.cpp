@@ -142,8 +142,13 @@ void FunctionEmitter::declare_array(const fe::Local& local, const Expr& call) {
   }
   const int64_t size = local_array_size(call);
   std::string storage = name + "storage";
-  line(shared ? target_.shared_array(element, storage, size)
-              : element + " " + storage + "[" + std::to_string(size) + "];");
+  // Thread loops run a whole block in one call: its shared arrays are that call's locals (no thread-local
+  // lookups in the loops).
+  const bool block_local = shared && thread_loops_;
+  if (shared && !block_local)
+    line(target_.shared_array(element, storage, size));
+  else
+    line(std::string(block_local ? "alignas(16) " : "") + element + " " + storage + "[" + std::to_string(size) + "];");
   line(c_type(local.type) + " " + name + " = {" + storage + ", {" + local_array_dims(call) + "}};");
 }
 

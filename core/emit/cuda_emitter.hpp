@@ -162,6 +162,7 @@ class FunctionEmitter {
   // Thread loops: the regions (block-level: -1; in a block-level loop: -2 - region) using each variable;
   // whether threads that return are tracked; what a kernel's `return` becomes inside a region.
   std::map<std::string, std::set<int>> region_uses_;
+  bool thread_loops_ = false;  // emitting with emit_thread_loops()
   bool track_done_ = false;
   std::string thread_exit_;
   std::set<std::string> uniform_vars_, remat_vars_;  // one copy per block; recomputed per region

@@ -339,6 +339,7 @@ bool FunctionEmitter::replicated(const std::string& name) const {
 std::string FunctionEmitter::emit_thread_loops() {
   std::string params = "const jiasu::HostThread& jiasu_block";
   for (const fe::Param& p : fn_.params) params += ", " + c_type(p.type) + " " + user_name(p.name);
+  thread_loops_ = true;
   find_new_arrays(fn_.body, new_arrays_);
   classify_variables();
   int regions = 0;
@@ -349,22 +350,27 @@ std::string FunctionEmitter::emit_thread_loops() {
        "jiasu_bz = jiasu_block.blockDim.z, jiasu_threads = jiasu_bx * jiasu_by * jiasu_bz;");
   line("(void)jiasu_threads;");
   if (track_done_) {
-    line("static thread_local unsigned char jiasu_done[1024];  // threads that have returned");
+    line("static thread_local unsigned char jiasu_done_tls[1024];  // threads that have returned");
+    line("unsigned char* const jiasu_done = jiasu::opaque(jiasu_done_tls);");
     line("for (long long t = 0; t < jiasu_threads; ++t) jiasu_done[t] = 0;");
   }
-  // Shared arrays belong to the block; replicated variables get a copy per thread (the storage of the OS
-  // thread, which runs one block at a time; a block has at most 1024 threads).
+  // Shared arrays belong to the block (locals of this call); replicated variables get a copy per thread
+  // (storage of the OS thread, which runs one block at a time; a block has at most 1024 threads), reached
+  // through a pointer the compiler cannot trace back to the thread-local, so it looks the storage up once
+  // per block rather than at every access (a call to __tls_get_addr in a dlopen'd library).
   for (const fe::Local& local : fn_.locals) {
     const std::string name = user_name(local.name);
     if (local.type.kind == fe::TypeKind::Array && local.type.space == fe::MemorySpace::Shared) {
       declare_array(local, *new_arrays_.at(local.name));
     } else if (replicated(local.name) && local.type.kind == fe::TypeKind::Array) {
-      line("static thread_local " + std::string(info(local.type.dtype).c_type) + " " + name + "copies[1024][" +
-           std::to_string(local_array_size(*new_arrays_.at(local.name))) + "];");
+      const std::string element = info(local.type.dtype).c_type, size = std::to_string(local_array_size(*new_arrays_.at(local.name)));
+      line("static thread_local " + element + " " + name + "tls[1024][" + size + "];");
+      line(element + " (*const " + name + "copies)[" + size + "] = jiasu::opaque(" + name + "tls);");
     } else if (uniform_vars_.count(local.name)) {
       line(c_type(local.type) + " " + name + "{};  // the same in every thread of the block");
     } else if (replicated(local.name)) {
-      line("static thread_local " + c_type(local.type) + " " + name + "copies[1024];");
+      line("static thread_local " + c_type(local.type) + " " + name + "tls[1024];");
+      line(c_type(local.type) + "* const " + name + "copies = jiasu::opaque(" + name + "tls);");
       line("for (long long t = 0; t < jiasu_threads; ++t) " + name + "copies[t] = {};");
     }
   }

@@ -72,6 +72,13 @@ template <> struct half_ops<__nv_bfloat16> {
   static inline __nv_bfloat16 from_double(double v) { return from_float(detail::round_to_odd_float(v)); }
 };
 
+// The same pointer, but opaque to the optimiser: code generated for the CPU backend keeps thread-local
+// storage's address in a register through it instead of looking it up again at every use.
+template <typename T> inline T* opaque(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // ---- Atomics: each returns the old value; sequentially consistent __atomic builtins.
 template <int Bytes> struct bits_of;
 template <> struct bits_of<1> { using type = unsigned char; };
