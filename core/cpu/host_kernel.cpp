@@ -221,6 +221,9 @@ std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program, bool
   HostCompileRequest request;
   request.source = std::move(emitted.source);
   request.name = emitted.entry_name;
+  // JIASU_CPU_NATIVE=1 tunes for this machine's CPU (-march=native; the CPU joins the cache key).
+  const char* native = std::getenv("JIASU_CPU_NATIVE");
+  request.native = native && std::string(native) == "1";
   return std::make_shared<HostKernel>(compile_host(request, &compile_cache()), emitted.entry_name);
 }
 

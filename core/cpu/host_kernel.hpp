@@ -46,7 +46,8 @@ class HostKernel {
   Entry entry_;
 };
 
-// emit_host(program), compiled with compile_host() through the process-wide compile_cache().
+// emit_host(program), compiled with compile_host() through the process-wide compile_cache();
+// with -march=native when $JIASU_CPU_NATIVE is 1.
 std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program, bool debug = false);
 
 }  // namespace jiasu

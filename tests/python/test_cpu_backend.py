@@ -168,3 +168,22 @@ def test_raw_cuda_kernels_refuse_the_cpu_backend(cpu):
         kernel((1,), (1,), (np.zeros(1, np.float32),))
     with pytest.raises(jiasu.CudaError, match="need a GPU"):
         jiasu.SourceModule('extern "C" __global__ void f() {}')
+
+
+def test_native_tuning_builds_its_own_library(tmp_path):
+    code = """
+        import numpy as np, jiasu, sys
+        sys.path.insert(0, %r)
+        from test_cpu_backend import scale
+        x = np.arange(10.0)
+        out = np.zeros(10)
+        scale[1, 16](x, out, 2.0)
+        assert (out == 2 * x).all()
+        print("ok")
+    """ % os.path.dirname(os.path.abspath(__file__))
+    cache = tmp_path / "cache"
+    plain = run_python(code, JIASU_BACKEND="cpu", JIASU_CACHE_DIR=str(cache))
+    entries = sum(len(files) for _, _, files in os.walk(cache))
+    native = run_python(code, JIASU_BACKEND="cpu", JIASU_CACHE_DIR=str(cache), JIASU_CPU_NATIVE="1")
+    assert plain.stdout.strip() == native.stdout.strip() == "ok", plain.stderr + native.stderr
+    assert sum(len(files) for _, _, files in os.walk(cache)) > entries  # -march=native: another cache entry
