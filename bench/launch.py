@@ -18,7 +18,7 @@ with the garbage collector off, and the figure is the median over the repetition
 
 Usage:  python3 bench/launch.py [--json out.json] [--launch-loop build/gpu-check/launch_loop]
                                 [--launch-loop-lib build/gpu-check/launch_loop_lib.so]
-                                [--reps 11] [--launches 20000] [--numba-launches 1000]
+                                [--reps 21] [--launches 20000] [--numba-launches 1000]
 Goal (from the issue): jiasu (RawKernel and @jiasu.kernel) <= 1.1x the C++ loop.
 """
 import argparse
@@ -157,22 +157,24 @@ def setup_numba(n, grid, block):
 
 # ---- the C++ anchor ---------------------------------------------------------------------------------
 
-def find_or_build_library(path):
+def find_or_build(path, name, source, nvcc_flags, option):
+    """A C++ anchor: `path` when given, else a build of `source` found under build/, else built there by nvcc."""
     if path:
         if not os.path.isfile(path):
-            raise NotAvailable(f"{path} does not exist")
+            raise NotAvailable(f"{path} does not exist (build it: nvcc {' '.join(nvcc_flags)} -o {path} "
+                               f"bench/{source} -lcuda)")
         return path
-    for candidate in (os.path.join(REPO, "build", "gpu-check", "launch_loop_lib.so"),
-                      os.path.join(REPO, "build", "bench", "launch_loop_lib.so")):
+    for candidate in (os.path.join(REPO, "build", "gpu-check", name), os.path.join(REPO, "build", "bench", name)):
         if os.path.isfile(candidate):
             return candidate
     nvcc = shutil.which("nvcc")
     if nvcc is None:
-        raise NotAvailable("no launch_loop_lib.so and no nvcc to build it (pass --launch-loop-lib)")
-    target = os.path.join(REPO, "build", "bench", "launch_loop_lib.so")
+        raise NotAvailable(f"no {name} and no nvcc to build it (pass {option})")
+    target = os.path.join(REPO, "build", "bench", name)
     os.makedirs(os.path.dirname(target), exist_ok=True)
-    result = subprocess.run([nvcc, "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", target,
-                             os.path.join(REPO, "bench", "launch_loop_lib.cpp"), "-lcuda"], capture_output=True, text=True)
+    print(f"building {target} with nvcc ...", flush=True)
+    result = subprocess.run([nvcc, *nvcc_flags, "-o", target, os.path.join(REPO, "bench", source), "-lcuda"],
+                            capture_output=True, text=True)
     if result.returncode != 0:
         raise NotAvailable("nvcc failed: " + (result.stderr.strip().splitlines() or ["?"])[-1])
     return target
@@ -181,7 +183,8 @@ def find_or_build_library(path):
 def setup_cpp(library_path, n, grid, block):
     """The C++ loop inside this process, on jiasu's own CUfunction and arrays."""
     import jiasu
-    library = ctypes.CDLL(find_or_build_library(library_path))
+    library = ctypes.CDLL(find_or_build(library_path, "launch_loop_lib.so", "launch_loop_lib.cpp",
+                                        ["-O2", "-shared", "-Xcompiler", "-fPIC"], "--launch-loop-lib"))
     rep = library.launch_loop_rep
     rep.restype = ctypes.c_double
     rep.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint] + [ctypes.c_ulonglong] * 3 + [ctypes.c_int, ctypes.c_long]
@@ -202,31 +205,10 @@ def setup_cpp(library_path, n, grid, block):
     return run, jiasu.synchronize, check
 
 
-def find_or_build_launch_loop(path):
-    if path:
-        if not os.path.isfile(path):
-            raise NotAvailable(f"{path} does not exist (build it: nvcc -O2 -o {path} bench/launch_loop.cpp -lcuda)")
-        return path
-    for candidate in (os.environ.get("JIASU_LAUNCH_LOOP"), os.path.join(REPO, "build", "gpu-check", "launch_loop"),
-                      os.path.join(REPO, "build", "bench", "launch_loop")):
-        if candidate and os.path.isfile(candidate):
-            return candidate
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
-        raise NotAvailable("no launch_loop binary and no nvcc to build it (pass --launch-loop)")
-    target = os.path.join(REPO, "build", "bench", "launch_loop")
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    print(f"building {target} with nvcc ...", flush=True)
-    result = subprocess.run([nvcc, "-O2", "-o", target, os.path.join(REPO, "bench", "launch_loop.cpp"), "-lcuda"],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        raise NotAvailable("nvcc failed: " + (result.stderr.strip().splitlines() or ["?"])[-1])
-    return target
-
-
 def run_cpp(binary_path, n, threads, launches, reps, warmup):
     import jiasu
-    binary = find_or_build_launch_loop(binary_path)
+    binary = find_or_build(binary_path or os.environ.get("JIASU_LAUNCH_LOOP"), "launch_loop", "launch_loop.cpp",
+                           ["-O2"], "--launch-loop")
     arch = jiasu.get_device().arch
     with tempfile.TemporaryDirectory() as tmp:
         cubin_path = os.path.join(tmp, "add.cubin")
@@ -264,7 +246,7 @@ def main():
     parser.add_argument("--launch-loop-lib", help="path of the built bench/launch_loop_lib.cpp (default: find or build it)")
     parser.add_argument("--n", type=int, default=1000, help="array length (default 1000: 4 blocks of 256)")
     parser.add_argument("--threads", type=int, default=256)
-    parser.add_argument("--reps", type=int, default=11)
+    parser.add_argument("--reps", type=int, default=21)
     parser.add_argument("--launches", type=int, default=20000, help="launches per repetition")
     parser.add_argument("--numba-launches", type=int, default=1000, help="launches per repetition for Numba")
     parser.add_argument("--warmup", type=int, default=2000)

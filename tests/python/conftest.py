@@ -61,3 +61,14 @@ def rng():
     seed = secrets.randbits(64)
     print(f"rng seed: {seed}")
     return np.random.default_rng(seed)
+
+
+@pytest.fixture
+def cpu_backend():
+    """The CPU backend for the test, then the previous backend again."""
+    import jiasu
+
+    previous = jiasu.get_backend()
+    jiasu.set_backend("cpu")
+    yield
+    jiasu.set_backend(previous)

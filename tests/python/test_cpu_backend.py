@@ -20,14 +20,6 @@ def scale(x, out, factor):
         out[i] = x[i] * factor
 
 
-@pytest.fixture
-def cpu():
-    previous = jiasu.get_backend()
-    jiasu.set_backend("cpu")
-    yield
-    jiasu.set_backend(previous)
-
-
 def run_python(code, **env):
     full = dict(os.environ, **env)
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
@@ -35,7 +27,7 @@ def run_python(code, **env):
     return result
 
 
-def test_backend_names(cpu):
+def test_backend_names(cpu_backend):
     assert jiasu.get_backend() == "cpu"
     with pytest.raises(ValueError, match="unknown backend 'tpu'"):
         jiasu.set_backend("tpu")
@@ -65,7 +57,7 @@ def test_environment_chooses_the_backend_at_first_use():
     assert "unknown backend 'quantum'" in bad.stdout
 
 
-def test_cpu_arrays_behave_like_gpu_arrays(cpu, rng):
+def test_cpu_arrays_behave_like_gpu_arrays(cpu_backend, rng):
     host = rng.random((4, 6))
     a = jiasu.asarray(host)
     assert a.device == jiasu.Device("cpu")
@@ -86,7 +78,7 @@ def test_cpu_arrays_behave_like_gpu_arrays(cpu, rng):
     assert z.__dlpack_device__() == (1, 0)
 
 
-def test_from_dlpack_views_numpy_in_place(cpu):
+def test_from_dlpack_views_numpy_in_place(cpu_backend):
     x = np.arange(5, dtype=np.int32)
     a = jiasu.from_dlpack(x)
     assert a.device == jiasu.Device("cpu") and a.ptr == x.ctypes.data
@@ -94,7 +86,7 @@ def test_from_dlpack_views_numpy_in_place(cpu):
     assert a.get()[2] == 40
 
 
-def test_numpy_arguments_are_used_in_place(cpu, rng):
+def test_numpy_arguments_are_used_in_place(cpu_backend, rng):
     x = rng.random(1000, dtype=np.float32)
     out = np.full(1000, np.nan, np.float32)
     with no_performance_warning():
@@ -115,7 +107,7 @@ def no_performance_warning():
         yield
 
 
-def test_read_only_numpy_output_is_refused(cpu):
+def test_read_only_numpy_output_is_refused(cpu_backend):
     x = np.ones(8, np.float32)
     out = np.zeros(8, np.float32)
     out.flags.writeable = False
@@ -132,7 +124,7 @@ def test_device_keyword_per_call(rng):
         scale[1, 64](x, out, 2.0, stream=None)
 
 
-def test_launch_limits_match_cuda(cpu):
+def test_launch_limits_match_cuda(cpu_backend):
     x = np.ones(8, np.float32)
     with pytest.raises(jiasu.LaunchError, match="1024 threads"):
         scale[1, 2048](x, x, 1.0)
@@ -162,7 +154,7 @@ def test_thread_count_comes_from_the_environment():
     assert result.returncode == 0 and result.stdout.strip() == "3", result.stderr
 
 
-def test_raw_cuda_kernels_refuse_the_cpu_backend(cpu):
+def test_raw_cuda_kernels_refuse_the_cpu_backend(cpu_backend):
     kernel = jiasu.RawKernel('extern "C" __global__ void f(float* x) { x[0] = 1; }', "f")
     with pytest.raises(jiasu.CudaError, match="need a GPU"):
         kernel((1,), (1,), (np.zeros(1, np.float32),))

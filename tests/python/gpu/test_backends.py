@@ -13,14 +13,6 @@ def axpy(a, x, y, out):
         out[i] = a * x[i] + y[i]
 
 
-@pytest.fixture
-def cpu_backend():
-    previous = jiasu.get_backend()
-    jiasu.set_backend("cpu")
-    yield
-    jiasu.set_backend(previous)
-
-
 def test_default_backend_is_cuda_with_a_gpu():
     assert jiasu.get_backend() == "cuda"
     assert jiasu.zeros(3).device == jiasu.Device(0)
