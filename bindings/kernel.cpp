@@ -15,10 +15,11 @@
 namespace jiasu::py {
 namespace {
 
-std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description, bool owned);
+std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description, PyObject* held);
 
 // The Python layer describes each global as a tuple: ("int", 3), ("module", "math"), ("function", f), ...
-fe::GlobalValue global_from(nb::handle description) {
+// `held`: the kernel's list of the device functions' descriptions (see function_source).
+fe::GlobalValue global_from(nb::handle description, PyObject* held) {
   fe::GlobalValue g;
   nb::tuple t = nb::borrow<nb::tuple>(description);
   std::string kind = nb::cast<std::string>(t[0]);
@@ -33,7 +34,7 @@ fe::GlobalValue global_from(nb::handle description) {
     g.float_value = nb::cast<double>(t[1]);
   } else if (kind == "tuple") {
     g.kind = fe::GlobalValue::Tuple;
-    for (nb::handle item : t[1]) g.items.push_back(global_from(item));
+    for (nb::handle item : t[1]) g.items.push_back(global_from(item, held));
   } else if (kind == "module") {
     g.kind = fe::GlobalValue::Module;
     g.name = nb::cast<std::string>(t[1]);
@@ -42,7 +43,8 @@ fe::GlobalValue global_from(nb::handle description) {
     g.dtype = dtype_from_name(nb::cast<std::string>(t[1]));
   } else if (kind == "function") {
     g.kind = fe::GlobalValue::Function;
-    g.function = function_source(t[1], true);
+    if (PyList_Append(held, t[1].ptr()) != 0) throw nb::python_error();
+    g.function = function_source(t[1], held);
   } else if (kind == "unsupported") {
     g.kind = fe::GlobalValue::Unsupported;
     g.name = nb::cast<std::string>(t[1]);
@@ -53,26 +55,20 @@ fe::GlobalValue global_from(nb::handle description) {
 }
 
 // `description` has: source, file, first_line, identity, resolve(name) -> global description.
-// A kernel's own description is borrowed (`owned` false): the KernelFunction holds it where the garbage
-// collector can see it, since it leads back to the kernel through the function's globals.
-std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description, bool owned = true) {
+// Descriptions are borrowed: the kernel's own is KernelFunction::description, and those of the device
+// functions it calls go into its `held` list. Both are where the garbage collector sees them, since each
+// leads back to the kernel through its function's globals (a reference kept in C++ would hide that cycle
+// and leak the kernel).
+std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description, PyObject* held) {
   auto source = std::make_shared<fe::FunctionSource>();
   source->source.text = nb::cast<std::string>(description.attr("source"));
   source->source.file = nb::cast<std::string>(description.attr("file"));
   source->source.first_line = nb::cast<int>(description.attr("first_line"));
   source->identity = nb::cast<std::string>(description.attr("identity"));
-  if (owned) {
-    std::shared_ptr<void> held = keep_alive(description);
-    PyObject* object = description.ptr();
-    source->resolve = [held, object](const std::string& name) {
-      return global_from(nb::handle(object).attr("resolve")(name));
-    };
-  } else {
-    PyObject* borrowed = description.ptr();
-    source->resolve = [borrowed](const std::string& name) {
-      return global_from(nb::handle(borrowed).attr("resolve")(name));
-    };
-  }
+  PyObject* borrowed = description.ptr();
+  source->resolve = [borrowed, held](const std::string& name) {
+    return global_from(nb::handle(borrowed).attr("resolve")(name), held);
+  };
   return source;
 }
 
@@ -168,8 +164,10 @@ struct LaunchConfig {
 class KernelFunction {
  public:
   KernelFunction(nb::handle description, bool debug)
-      : description(nb::borrow(description)), kernel_(function_source(description, false), debug) {}
+      : description(nb::borrow(description)), held(nb::steal(PyList_New(0))),
+        kernel_(function_source(description, held.ptr()), debug) {}
   nb::object description;  // the Python function's description; kept alive here for the resolver
+  nb::object held;         // a list: the descriptions of the device functions it calls (idem)
 
   PythonKernel& kernel() { return kernel_; }
   const std::string& name() const { return name_; }
@@ -527,6 +525,7 @@ int kernel_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(k->last_config_key.ptr());
   Py_VISIT(k->last_config.ptr());
   Py_VISIT(k->description.ptr());
+  Py_VISIT(k->held.ptr());
   return 0;
 }
 
@@ -534,7 +533,7 @@ int kernel_clear(PyObject* self) {
   KernelFunction* k = nb::inst_ptr<KernelFunction>(self);
   k->last_config_key.reset();
   k->last_config.reset();
-  return 0;  // the description stays: the resolver borrows it, and the kernel dies with it anyway
+  return 0;  // the descriptions stay: the resolvers borrow them, and the kernel dies with them anyway
 }
 
 int config_traverse(PyObject* self, visitproc visit, void* arg) {

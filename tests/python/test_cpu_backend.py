@@ -179,3 +179,42 @@ def test_native_tuning_builds_its_own_library(tmp_path):
     native = run_python(code, JIASU_BACKEND="cpu", JIASU_CACHE_DIR=str(cache), JIASU_CPU_NATIVE="1")
     assert plain.stdout.strip() == native.stdout.strip() == "ok", plain.stderr + native.stderr
     assert sum(len(files) for _, _, files in os.walk(cache)) > entries  # -march=native: another cache entry
+
+
+def test_kernels_calling_device_functions_are_freed(tmp_path):
+    """A kernel and the device function it calls refer to each other through their module's globals: the
+    garbage collector must see that cycle, or the kernel outlives the interpreter (nanobind reports it)."""
+    (tmp_path / "cycle.py").write_text(textwrap.dedent("""
+        import numpy as np, jiasu
+
+        @jiasu.func
+        def twice(a):
+            return a * 2
+
+        @jiasu.kernel
+        def k(x):
+            i = jiasu.grid(1)
+            if i < x.size:
+                x[i] = twice(x[i])
+
+        def make_and_drop():
+            @jiasu.kernel
+            def local(x):
+                i = jiasu.grid(1)
+                if i < x.size:
+                    x[i] = twice(x[i])
+            x = np.ones(8, np.float32)
+            local[1, 8](x)
+            return x
+    """))
+    result = run_python("""
+        import gc, sys
+        sys.path.insert(0, %r)
+        import numpy as np, cycle
+        x = np.ones(8, np.float32)
+        cycle.k[1, 8](x)
+        assert (cycle.make_and_drop() == 2).all() and (x == 2).all()
+        print("ok")
+    """ % str(tmp_path), JIASU_BACKEND="cpu")
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+    assert "leaked" not in result.stderr, result.stderr
