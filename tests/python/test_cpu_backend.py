@@ -218,3 +218,13 @@ def test_kernels_calling_device_functions_are_freed(tmp_path):
     """ % str(tmp_path), JIASU_BACKEND="cpu")
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
     assert "leaked" not in result.stderr, result.stderr
+
+
+def test_inspect_host_shows_the_generated_cpp(cpu_backend):
+    x = np.arange(4, dtype=np.float64)
+    scale[1, 4](x, np.zeros(4), 2.0)
+    sources = scale.inspect_host()
+    assert "(array(float64, 1d, C), array(float64, 1d, C), float)" in sources
+    code = sources["(array(float64, 1d, C), array(float64, 1d, C), float)"]
+    assert "static void jiasu_kernel_blocks(" in code  # thread loops: the kernel has no barrier
+    assert "test_cpu_backend.py:" in code and "out[i] = x[i] * factor" in code  # annotated with the Python
