@@ -77,8 +77,10 @@ class FunctionEmitter {
                   bool check_indices = false)
       : target_(target), fn_(fn), source_(source), tuples_(tuples), check_indices_(check_indices) {}
   std::string emit();  // the whole definition
-  // The host target's kernel as one function per block: thread loops between barriers (host_regions.cpp;
-  // only where thread_loops_apply()).
+  // The host target's kernel as one function per block: thread loops between barriers (host_regions.cpp).
+  // Where thread_loops_apply(), prepare_thread_loops() says whether this kernel's controls allow it; then
+  // emit_thread_loops() writes it (else emit() writes the per-thread body for fibers).
+  bool prepare_thread_loops();
   std::string emit_thread_loops();
   std::string param_type(size_t i) { return c_type(fn_.params.at(i).type); }  // C++ type of parameter i
 
@@ -148,6 +150,7 @@ class FunctionEmitter {
   void collect_assignments(const std::vector<fe::StmtPtr>& body, bool top, bool in_loop, std::vector<Assignment>& out);
   void classify_variables();
   bool uniform_assignment(const fe::Stmt& s) const;
+  bool controls_uniform(const std::vector<fe::StmtPtr>& body) const;
 
   const Target& target_;
   const fe::Function& fn_;

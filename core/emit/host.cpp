@@ -112,13 +112,19 @@ std::string entry_point(const fe::Function& kernel, const std::string& name, Fun
 }  // namespace cuda
 
 EmittedKernel emit_host(const fe::Program& program, bool debug) {
-  const cuda::Schedule how = cuda::thread_loops_apply(program) ? cuda::Schedule::ThreadLoops : cuda::Schedule::Fibers;
+  cuda::Schedule how = cuda::Schedule::Fibers;
   cuda::TupleStructs tuples;
   std::string functions;
   for (size_t i = 0; i < program.functions.size(); ++i) {
-    cuda::FunctionEmitter emitter(cuda::host_target(), *program.functions[i], program.sources[i]->source, tuples, debug);
-    const bool loops = program.functions[i]->is_kernel && how == cuda::Schedule::ThreadLoops;
-    functions += "\n" + (loops ? emitter.emit_thread_loops() : emitter.emit());
+    const fe::Function& fn = *program.functions[i];
+    cuda::FunctionEmitter emitter(cuda::host_target(), fn, program.sources[i]->source, tuples, debug);
+    if (fn.is_kernel && cuda::thread_loops_apply(program) && emitter.prepare_thread_loops()) {
+      how = cuda::Schedule::ThreadLoops;
+      functions += "\n" + emitter.emit_thread_loops();
+    } else {
+      cuda::FunctionEmitter plain(cuda::host_target(), fn, program.sources[i]->source, tuples, debug);
+      functions += "\n" + plain.emit();
+    }
   }
   const fe::Function& kernel = program.kernel();
   EmittedKernel out;

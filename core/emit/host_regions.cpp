@@ -6,8 +6,9 @@
 // plain locals of the thread's iteration, which the C++ compiler can keep in registers and vectorise.
 //
 // It applies when every barrier is a plain `jiasu.syncthreads()` statement of the kernel itself, reached
-// through if/while/for statements only, with no warp operation anywhere and no parameter assigned; a
-// `break` or `continue` may not leave a region for a loop that holds a barrier. Other kernels run as fibers.
+// through if/while/for statements whose conditions and bounds are block-uniform, with no warp operation
+// anywhere and no parameter assigned; a `break` or `continue` may not leave a region for a loop that holds
+// a barrier. Other kernels run as fibers.
 #include <set>
 
 #include "emit/cuda_emitter.hpp"
@@ -274,6 +275,27 @@ bool FunctionEmitter::uniform_assignment(const Stmt& s) const {
          s.targets[0]->kind == ExprKind::Name && uniform_vars_.count(s.targets[0]->name);
 }
 
+// Every condition and loop bound around a barrier is block-uniform (by purity()), so the first running
+// thread's value is every thread's. Otherwise (a grid-stride loop around a barrier, say) threads would
+// run iterations or branches that are not theirs: such kernels run as fibers.
+bool FunctionEmitter::controls_uniform(const std::vector<fe::StmtPtr>& body) const {
+  for (const fe::StmtPtr& s : body) {
+    if (!has_barrier(*s) || is_plain_barrier(*s)) continue;
+    if (s->test && purity(*s->test, true) != Purity::Uniform) return false;
+    if (s->kind == StmtKind::For)
+      for (size_t i = 1; i < s->value->args.size(); ++i)
+        if (purity(*s->value->args[i], true) != Purity::Uniform) return false;
+    if (!controls_uniform(s->body) || !controls_uniform(s->orelse)) return false;
+  }
+  return true;
+}
+
+bool FunctionEmitter::prepare_thread_loops() {
+  find_new_arrays(fn_.body, new_arrays_);
+  classify_variables();
+  return controls_uniform(fn_.body);
+}
+
 bool thread_loops_apply(const fe::Program& program) {
   auto warp = [](fe::BuiltinId id) { return warp_id(id); };
   auto barrier = [](fe::BuiltinId id) { return barrier_id(id); };
@@ -340,8 +362,6 @@ std::string FunctionEmitter::emit_thread_loops() {
   std::string params = "const jiasu::HostThread& jiasu_block";
   for (const fe::Param& p : fn_.params) params += ", " + c_type(p.type) + " " + user_name(p.name);
   thread_loops_ = true;
-  find_new_arrays(fn_.body, new_arrays_);
-  classify_variables();
   int regions = 0;
   plan_regions(fn_.body, false, regions);
   track_done_ = has_return(fn_.body) && regions > 1;

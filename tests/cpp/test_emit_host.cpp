@@ -342,6 +342,30 @@ TEST(EmitHost, KernelsWithoutBarriersRunThreadAfterThread) {
   EXPECT_EQ(source.find("blocks.run_fibers(body)"), std::string::npos);
 }
 
+// Thread loops take a condition around a barrier from the first thread: only where it is the same in every
+// thread. A grid-stride loop around a barrier (each thread its own index) runs as fibers.
+TEST(EmitHost, ThreadLoopsOnlyAroundBlockUniformControls) {
+  auto schedule_of = [](const std::string& loop) {
+    const fe::Program program = fe::check(python("@jiasu.kernel\n"
+                                                 "def k(x, n):\n"
+                                                 "    sh = jiasu.shared.array(32, jiasu.int64)\n"
+                                                 "    s = n // 2\n" +
+                                                 loop +
+                                                 "        sh[jiasu.threadIdx.x] = i\n"
+                                                 "        jiasu.syncthreads()\n"),
+                                          {array(DType::Int64), scalar(DType::Int64)});
+    const std::string source = emit::emit_host(program).source;
+    const bool loops = source.find("blocks.run_blocks(body)") != std::string::npos;
+    EXPECT_NE(loops, source.find("blocks.run_fibers(body)") != std::string::npos);
+    return loops ? "thread loops" : "fibers";
+  };
+  EXPECT_EQ(schedule_of("    for i in range(s):\n"), "thread loops");
+  EXPECT_EQ(schedule_of("    for i in range(0, n * jiasu.gridDim.x, jiasu.blockDim.x):\n"), "thread loops");
+  EXPECT_EQ(schedule_of("    for i in range(jiasu.grid(1), n, jiasu.gridsize(1)):\n"), "fibers");
+  EXPECT_EQ(schedule_of("    for i in range(x[0]):\n"), "fibers");  // memory may differ by the time
+  EXPECT_EQ(schedule_of("    i = jiasu.threadIdx.x\n    while i < n:\n        i += 32\n"), "fibers");
+}
+
 TEST(EmitHost, BlockReductionInSharedMemory) {
   std::string source;
   auto k = build(

@@ -145,3 +145,26 @@ def test_two_dimensional_block_reduction(rng, blocks):
     reduce_2d_block[blocks, (16, 8)](jiasu.asarray(x), out)
     np.testing.assert_allclose(out.get(), x.reshape(blocks, 128).sum(axis=1), rtol=1e-12)
     assert blocks_for(blocks * 128, 128) == blocks
+
+
+@jiasu.kernel
+def grid_stride_through_shared(x, out):
+    """A grid-stride loop around barriers: each thread's own bounds (the same trip count everywhere, as CUDA
+    requires around a barrier, but a different index in every thread)."""
+    buf = jiasu.shared.array(64, np.float32)
+    t = jiasu.threadIdx.x
+    for i in range(jiasu.grid(1), x.size, jiasu.gridsize(1)):
+        buf[t] = x[i] * 2
+        jiasu.syncthreads()
+        out[i] = buf[63 - t]
+        jiasu.syncthreads()
+
+
+def test_grid_stride_loop_around_barriers(rng):
+    blocks, threads, rounds = 3, 64, 5
+    n = blocks * threads * rounds
+    x = rand_float(rng, n, np.float32, -1, 1)
+    out = poisoned(n, np.float32)
+    grid_stride_through_shared[blocks, threads](jiasu.asarray(x), out)
+    expected = (2 * x).reshape(rounds, blocks, threads)[:, :, ::-1].reshape(-1)
+    assert_same(out, expected)
