@@ -167,6 +167,7 @@ class FunctionEmitter {
   std::map<std::string, std::set<int>> region_uses_;
   bool thread_loops_ = false;  // emitting with emit_thread_loops()
   bool track_done_ = false;
+  bool repeated_region_ = false;  // a region inside a block-level loop
   std::string thread_exit_;
   std::set<std::string> uniform_vars_, remat_vars_;  // one copy per block; recomputed per region
   std::vector<const fe::Stmt*> remat_order_;         // the rematerialised variables' assignments, in order

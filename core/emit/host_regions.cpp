@@ -65,9 +65,10 @@ bool warp_id(fe::BuiltinId id) {
 }
 
 bool has_barrier(const Stmt& s) {
-  std::vector<fe::StmtPtr> none;
   auto barrier = [](fe::BuiltinId id) { return barrier_id(id); };
   if ((s.value && mentions_builtin(*s.value, barrier)) || (s.test && mentions_builtin(*s.test, barrier))) return true;
+  for (const fe::ExprPtr& t : s.targets)  // out[i, jiasu.syncthreads_count(p)] = ...
+    if (t && mentions_builtin(*t, barrier)) return true;
   return mentions_builtin(s.body, barrier) || mentions_builtin(s.orelse, barrier);
 }
 
@@ -243,10 +244,16 @@ void FunctionEmitter::classify_variables() {
         target_names(*target, names);
         for (const std::string& name : names) {
           if (!uniform_vars_.count(name)) continue;
-          bool ok = a.top && target->kind == ExprKind::Name;
-          if (ok && s.kind == StmtKind::For) ok = has_barrier(s) && purity(*s.value, true) == Purity::Uniform;
-          else if (ok) ok = (s.kind == StmtKind::Assign || s.kind == StmtKind::AugAssign) &&
-                            purity(*s.value, true) == Purity::Uniform;
+          // One plain target: `u = w = v` runs in a thread region (uniform_assignment() lifts single ones).
+          bool ok = a.top && target->kind == ExprKind::Name && s.targets.size() == 1;
+          if (ok && s.kind == StmtKind::For) {
+            ok = has_barrier(s);  // a block-level loop with uniform bounds
+            for (size_t i = 1; ok && i < s.value->args.size(); ++i)
+              ok = purity(*s.value->args[i], true) == Purity::Uniform;
+          } else if (ok) {
+            ok = (s.kind == StmtKind::Assign || s.kind == StmtKind::AugAssign) &&
+                 purity(*s.value, true) == Purity::Uniform;
+          }
           if (!ok) uniform_vars_.erase(name), changed = true;
         }
       }
@@ -320,6 +327,7 @@ void FunctionEmitter::plan_regions(const std::vector<fe::StmtPtr>& body, bool in
   bool open = false;
   auto close = [&] {
     if (!open) return;
+    repeated_region_ |= in_loop;
     for (const std::string& n : names) region_uses_[n].insert(in_loop ? -2 - region : region);
     names.clear();
     open = false;
@@ -364,7 +372,8 @@ std::string FunctionEmitter::emit_thread_loops() {
   thread_loops_ = true;
   int regions = 0;
   plan_regions(fn_.body, false, regions);
-  track_done_ = has_return(fn_.body) && regions > 1;
+  // Threads that return must sit out the later regions, and the next passes of a block-level loop.
+  track_done_ = has_return(fn_.body) && (regions > 1 || repeated_region_);
 
   line("const long long jiasu_bx = jiasu_block.blockDim.x, jiasu_by = jiasu_block.blockDim.y, "
        "jiasu_bz = jiasu_block.blockDim.z, jiasu_threads = jiasu_bx * jiasu_by * jiasu_bz;");

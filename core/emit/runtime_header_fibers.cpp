@@ -261,9 +261,9 @@ struct HostBlock {
 inline thread_local HostBlock* current_block = nullptr;
 
 // Records a failure of the launch (the first one wins) and marks the block failed: a fiber stops at its
-// next barrier, warp operation or end (the block's other fibers never run again), threads one after
-// another stop after the current one; no later block of this OS thread runs, and other OS threads skip
-// the blocks they have not started.
+// next barrier, warp operation or end (the block's other fibers never run again), thread loops finish
+// the block (a debug-mode check hands out a scratch element, so that is harmless); no later block of this
+// OS thread runs, and other OS threads skip the blocks they have not started.
 // kind: what HostError::failed becomes (1: the launch failed, 2: an index out of bounds, in debug mode).
 inline void vfail(HostBlock& block, const char* format, va_list args, int kind = 1) {
   block.failed = true;

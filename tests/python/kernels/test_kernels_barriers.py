@@ -168,3 +168,79 @@ def test_grid_stride_loop_around_barriers(rng):
     grid_stride_through_shared[blocks, threads](jiasu.asarray(x), out)
     expected = (2 * x).reshape(rounds, blocks, threads)[:, :, ::-1].reshape(-1)
     assert_same(out, expected)
+
+
+@jiasu.kernel
+def chained_assignment(out, n):
+    u = n
+    u = w = u + 1
+    out[jiasu.threadIdx.x] = u * 100 + w
+
+
+def test_chained_assignment_of_a_block_uniform_value():
+    out = poisoned(4, np.int64)
+    chained_assignment[1, 4](out, 5)
+    assert_same(out, np.full(4, 606, np.int64))
+
+
+@jiasu.kernel
+def return_inside_a_barrier_loop(out):
+    for i in range(3):
+        out[jiasu.threadIdx.x] += 1
+        if jiasu.threadIdx.x == 0 and i == 0:
+            return
+        jiasu.syncthreads()
+
+
+@jiasu.kernel
+def return_ends_a_while_true(out, n):
+    while True:
+        out[jiasu.threadIdx.x] += 1
+        if out[jiasu.threadIdx.x] >= n:
+            return
+        jiasu.syncthreads()
+
+
+def test_threads_that_return_inside_a_loop_with_barriers():
+    out = jiasu.zeros(4, dtype=np.int64)
+    return_inside_a_barrier_loop[1, 4](out)
+    assert_same(out, np.array([1, 3, 3, 3], np.int64))
+    out = jiasu.zeros(4, dtype=np.int64)
+    return_ends_a_while_true[1, 4](out, 3)  # every thread returns at the same pass: no barrier is left waiting
+    assert_same(out, np.full(4, 3, np.int64))
+
+
+@jiasu.kernel
+def barrier_in_a_target(out):
+    tid = jiasu.threadIdx.x
+    out[tid, jiasu.syncthreads_count(tid < 3)] = 1
+
+
+def test_barrier_inside_an_assignment_target():
+    out = jiasu.zeros((8, 8), dtype=np.int32)
+    barrier_in_a_target[1, 8](out)
+    expected = np.zeros((8, 8), np.int32)
+    expected[:, 3] = 1
+    assert_same(out, expected)
+
+
+@jiasu.kernel
+def triangle_of_barriers(out, n):
+    """A block-level loop whose variable bounds an inner block-level loop: both uniform."""
+    buf = jiasu.shared.array(32, np.int64)
+    t = jiasu.threadIdx.x
+    total = 0
+    for a in range(n):
+        for b in range(a):
+            buf[t] = a * 10 + b
+            jiasu.syncthreads()
+            total += buf[(t + 1) % 32]
+            jiasu.syncthreads()
+    out[t] = total * 1000 + a
+
+
+def test_nested_block_level_loops_bounded_by_the_outer_variable():
+    out = poisoned(32, np.int64)
+    triangle_of_barriers[1, 32](out, 5)
+    total = sum(a * 10 + b for a in range(5) for b in range(a))
+    assert_same(out, np.full(32, total * 1000 + 4, np.int64))
