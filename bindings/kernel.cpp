@@ -1,6 +1,7 @@
 // Kernels written in Python: @jiasu.kernel objects, their launch configurations k[grid, block], and the
 // launch path that classifies arguments, finds the specialisation and launches, all in C++.
 #include <nanobind/stl/string.h>
+#include <structmember.h>
 
 #include <algorithm>
 #include <climits>
@@ -173,16 +174,16 @@ class KernelFunction {
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
-  // args: a tuple. device: where to run (kCpuDevice or a GPU), or kAnyDevice to decide from the arguments.
-  void launch(const LaunchConfig& config, nb::handle args, int device = kAnyDevice) {
-    if (device == kAnyDevice) device = launch_device(args.ptr());
-    if (device == kCpuDevice) return launch_host(config, args);
+  // args[0..n): the kernel's arguments. device: where to run (kCpuDevice or a GPU), or kAnyDevice to decide
+  // from the arguments.
+  void launch(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device = kAnyDevice) {
+    if (device == kAnyDevice) device = launch_device(args, n);
+    if (device == kCpuDevice) return launch_host(config, args, n);
     if (device_count() == 0) require_gpu();
     device = current_device();
     ScratchLease<Scratch> scratch;
-    PyObject* tuple = args.ptr();
-    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(tuple); i < n; ++i)
-      scratch->arguments.push_back(classify(PyTuple_GET_ITEM(tuple, i), i, *scratch.operator->(), device));
+    for (Py_ssize_t i = 0; i < n; ++i)
+      scratch->arguments.push_back(classify(args[i], i, *scratch.operator->(), device));
 
     Specialization& spec = kernel_.specialization(scratch->key);
     for (const Staged& s : scratch->staged)
@@ -225,9 +226,9 @@ class KernelFunction {
   // Where a launch runs when the caller does not say: on the CPU when a jiasu argument array is in host
   // memory, on the GPU when one is in GPU memory (or another argument is a GPU object); with only NumPy
   // arrays and scalars, on the active backend.
-  static int launch_device(PyObject* tuple) {
-    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(tuple); i < n; ++i) {
-      PyObject* o = PyTuple_GET_ITEM(tuple, i);
+  static int launch_device(PyObject* const* args, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* o = args[i];
       if (Py_TYPE(o) == array_type) return nb::inst_ptr<Array>(o)->on_host() ? kCpuDevice : current_device();
       if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) continue;
       if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) continue;
@@ -239,11 +240,10 @@ class KernelFunction {
 
   // The CPU backend: arrays are used where they are (jiasu host arrays, NumPy arrays in place), the
   // kernel is the specialisation's host build, and the launch returns when every block has run.
-  void launch_host(const LaunchConfig& config, nb::handle args) {
+  void launch_host(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n) {
     ScratchLease<Scratch> scratch;
-    PyObject* tuple = args.ptr();
-    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(tuple); i < n; ++i)
-      scratch->arguments.push_back(classify_host(PyTuple_GET_ITEM(tuple, i), i, *scratch.operator->()));
+    for (Py_ssize_t i = 0; i < n; ++i)
+      scratch->arguments.push_back(classify_host(args[i], i, *scratch.operator->()));
     Specialization& spec = kernel_.specialization(scratch->key);
     for (size_t i = 0; i < scratch->arguments.size(); ++i)
       if (scratch->arguments[i].read_only && spec.written()[i])
@@ -267,7 +267,7 @@ class KernelFunction {
       grid = {static_cast<unsigned>(std::clamp<int64_t>((config.forall + 255) / 256, 1, INT_MAX)), 1, 1};
     }
     check_host_config(block);
-    nb::gil_scoped_release unlocked;  // the arrays stay alive: the caller's tuple holds them
+    nb::gil_scoped_release unlocked;  // the arrays stay alive: the caller holds them
     spec.host_kernel().launch(grid, block, params.data(), config.shared_bytes);
   }
 
@@ -536,21 +536,7 @@ int kernel_clear(PyObject* self) {
   return 0;  // the descriptions stay: the resolvers borrow them, and the kernel dies with them anyway
 }
 
-int config_traverse(PyObject* self, visitproc visit, void* arg) {
-  Py_VISIT(Py_TYPE(self));
-  if (!nb::inst_ready(self)) return 0;
-  LaunchConfig* c = nb::inst_ptr<LaunchConfig>(self);
-  Py_VISIT(c->owner.ptr());
-  Py_VISIT(c->stream.ptr());
-  return 0;
-}
-
-int config_clear(PyObject* self) {
-  LaunchConfig* c = nb::inst_ptr<LaunchConfig>(self);
-  c->owner.reset();
-  c->stream.reset();
-  return 0;
-}
+nb::object new_config(LaunchConfig config);
 
 // k[grid, block]: a raw mp_subscript, since loops launch through it every time. The last configuration is
 // reused when the same one comes again.
@@ -559,7 +545,7 @@ PyObject* kernel_subscript(PyObject* self, PyObject* key) {
     KernelFunction& k = *nb::inst_ptr<KernelFunction>(self);
     if (k.last_config_key.is_valid() && plain_config(key) && k.last_config_key.equal(nb::handle(key)))
       return k.last_config.inc_ref().ptr();
-    k.last_config = nb::cast(make_config(self, key));
+    k.last_config = new_config(make_config(self, key));
     k.last_config_key = nb::borrow(key);
     return k.last_config.inc_ref().ptr();
   } catch (...) {
@@ -572,19 +558,28 @@ PyType_Slot kernel_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(kernel_tr
                               {Py_tp_clear, reinterpret_cast<void*>(kernel_clear)},
                               {Py_mp_subscript, reinterpret_cast<void*>(kernel_subscript)},
                               {0, nullptr}};
-// k[grid, block](*args): a raw tp_call, which skips nanobind's general argument matching on the hot path.
-PyObject* config_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+// k[grid, block] is a LaunchConfig: a plain CPython type whose call is a vectorcall, so that a launch
+// reaches the kernel with the caller's arguments in place (no tuple is made for them).
+struct ConfigObject {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  LaunchConfig config;
+};
+PyTypeObject* config_type = nullptr;
+
+PyObject* config_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   try {
+    const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     int device = kAnyDevice;
-    if (kwargs && PyDict_GET_SIZE(kwargs)) {
-      PyObject* spec = PyDict_GetItemString(kwargs, "device");
-      if (!spec || PyDict_GET_SIZE(kwargs) != 1)
+    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+      PyObject* name = PyTuple_GET_ITEM(kwnames, 0);
+      if (PyTuple_GET_SIZE(kwnames) != 1 || PyUnicode_CompareWithASCIIString(name, "device") != 0)
         throw BadArgument("kernel arguments are positional; the only keyword is device= ('cpu', 'cuda', ...)");
-      device = device_from(spec);
+      device = device_from(args[n]);
     }
-    LaunchConfig& c = *nb::inst_ptr<LaunchConfig>(self);
+    LaunchConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
     if (!c.owner.is_valid()) throw BadValue("this launch configuration's kernel is gone");
-    nb::inst_ptr<KernelFunction>(c.owner)->launch(c, args, device);
+    nb::inst_ptr<KernelFunction>(c.owner)->launch(c, args, n, device);
     Py_RETURN_NONE;
   } catch (...) {
     set_python_error(std::current_exception());
@@ -592,10 +587,51 @@ PyObject* config_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   }
 }
 
-PyType_Slot config_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(config_traverse)},
-                              {Py_tp_clear, reinterpret_cast<void*>(config_clear)},
-                              {Py_tp_call, reinterpret_cast<void*>(config_call)},
-                              {0, nullptr}};
+// The configuration refers back to its kernel, which caches it: the garbage collector sees both sides.
+int config_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  const LaunchConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
+  Py_VISIT(c.owner.ptr());
+  Py_VISIT(c.stream.ptr());
+  return 0;
+}
+
+int config_clear(PyObject* self) {
+  LaunchConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
+  c.owner.reset();
+  c.stream.reset();
+  return 0;
+}
+
+void config_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  reinterpret_cast<ConfigObject*>(self)->config.~LaunchConfig();
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyMemberDef config_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(ConfigObject, vectorcall), READONLY, nullptr}, {}};
+PyType_Slot config_slots[] = {
+    {Py_tp_dealloc, reinterpret_cast<void*>(config_dealloc)},
+    {Py_tp_traverse, reinterpret_cast<void*>(config_traverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(config_clear)},
+    {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+    {Py_tp_members, config_members},
+    {Py_tp_doc, const_cast<char*>("A kernel with its launch configuration; call it with the kernel's arguments.")},
+    {0, nullptr}};
+PyType_Spec config_spec = {"jiasu._core.LaunchConfig", sizeof(ConfigObject), 0,
+                           Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL, config_slots};
+
+nb::object new_config(LaunchConfig config) {
+  PyObject* o = config_type->tp_alloc(config_type, 0);
+  if (!o) throw nb::python_error();
+  auto* object = reinterpret_cast<ConfigObject*>(o);
+  object->vectorcall = config_vectorcall;
+  new (&object->config) LaunchConfig(std::move(config));
+  return nb::steal(o);
+}
 
 nb::dict per_signature(KernelFunction& k, const std::function<nb::object(Specialization&)>& value) {
   nb::dict out;
@@ -608,8 +644,9 @@ nb::dict per_signature(KernelFunction& k, const std::function<nb::object(Special
 void bind_kernel(nb::module_& m) {
   m.def("_unregister_host_memory", [](uintptr_t address) { unregister_host_memory(reinterpret_cast<void*>(address)); },
         "Undo the page-locking of a reused NumPy argument (called when the array is collected).");
-  nb::class_<LaunchConfig>(m, "LaunchConfig", "A kernel with its launch configuration; call it with the kernel's arguments.",
-                           nb::type_slots(config_slots));
+  config_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&config_spec));
+  if (!config_type) throw nb::python_error();
+  m.attr("LaunchConfig") = nb::steal(reinterpret_cast<PyObject*>(config_type));
 
   nb::class_<KernelFunction>(m, "KernelFunction", "A kernel written in Python (@jiasu.kernel).",
                              nb::type_slots(kernel_slots))
@@ -633,7 +670,7 @@ void bind_kernel(nb::module_& m) {
         c.stream = nb::borrow(stream);
         c.shared_bytes = shared_bytes;
         c.forall = n;
-        return c;
+        return new_config(std::move(c));
       }, nb::arg("n"), nb::arg("stream") = nb::none(), nb::arg("shared_bytes") = 0,
          "A launch over n threads with the block size the occupancy API favours.")
       .def("__call__", [](KernelFunction& k, nb::args) {
