@@ -237,13 +237,64 @@ class RawKernel {
   std::atomic<Kernel*> last_{nullptr};  // the kernel of the last call's device
 };
 
+// kernel(grid, block, args, shared_mem=0, stream=None) as a raw tp_call for Kernel and RawKernel: the launch
+// path parses its few arguments itself instead of going through nanobind's general matching.
+template <typename Launch>
+PyObject* call_with_launch_arguments(PyObject* args, PyObject* kwargs, Launch launch_with) {
+  try {
+    PyObject *grid, *block, *items, *shared = nullptr, *stream = Py_None;
+    const Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (!kwargs && n >= 3 && n <= 5) {  // the usual call: positional only
+      grid = PyTuple_GET_ITEM(args, 0), block = PyTuple_GET_ITEM(args, 1), items = PyTuple_GET_ITEM(args, 2);
+      if (n > 3) shared = PyTuple_GET_ITEM(args, 3);
+      if (n > 4) stream = PyTuple_GET_ITEM(args, 4);
+    } else {
+      static const char* names[] = {"grid", "block", "args", "shared_mem", "stream", nullptr};
+      if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:__call__", const_cast<char**>(names), &grid, &block,
+                                       &items, &shared, &stream))
+        return nullptr;
+    }
+    size_t shared_mem = 0;
+    if (shared) {
+      if (!PyLong_Check(shared) || PyBool_Check(shared))
+        throw BadArgument("shared_mem must be an int (bytes), not " + python_type_name(shared));
+      const long long bytes = PyLong_AsLongLong(shared);
+      if (bytes == -1 && PyErr_Occurred()) throw nb::python_error();
+      if (bytes < 0) throw BadValue("shared_mem must be >= 0, not " + std::to_string(bytes));
+      shared_mem = static_cast<size_t>(bytes);
+    }
+    launch_with(nb::handle(grid), nb::handle(block), nb::handle(items), shared_mem, nb::handle(stream));
+    Py_RETURN_NONE;
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return nullptr;
+  }
+}
+
+PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  Kernel& k = *nb::inst_ptr<Kernel>(self);
+  return call_with_launch_arguments(args, kwargs, [&](nb::handle g, nb::handle b, nb::handle a, size_t sm, nb::handle s) {
+    launch(k, g, b, a, sm, s);
+  });
+}
+
+PyObject* raw_kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  RawKernel& k = *nb::inst_ptr<RawKernel>(self);
+  return call_with_launch_arguments(args, kwargs, [&](nb::handle g, nb::handle b, nb::handle a, size_t sm, nb::handle s) {
+    if (device_count() == 0 || active_backend() == Backend::Cpu) require_cuda_backend();
+    launch(k.kernel(), g, b, a, sm, s);
+  });
+}
+
+PyType_Slot kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(kernel_call)}, {0, nullptr}};
+PyType_Slot raw_kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(raw_kernel_call)}, {0, nullptr}};
+
 }  // namespace
 
 void bind_launch(nb::module_& m) {
 
-  nb::class_<Kernel>(m, "Kernel", "A compiled CUDA kernel; call as kernel(grid, block, args, shared_mem=0, stream=None).")
-      .def("__call__", &launch, nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("shared_mem") = 0,
-           nb::arg("stream") = nb::none())
+  nb::class_<Kernel>(m, "Kernel", "A compiled CUDA kernel; call as kernel(grid, block, args, shared_mem=0, stream=None).",
+                     nb::type_slots(kernel_slots))
       .def_prop_ro("name", &Kernel::name)
       .def_prop_ro("handle", [](const Kernel& k) { return reinterpret_cast<uintptr_t>(k.handle()); },
                    "The CUfunction, as an int, for other CUDA libraries.")
@@ -266,14 +317,10 @@ void bind_launch(nb::module_& m) {
            nb::arg("name"))
       .def_prop_ro("kernel_names", [](SourceModule& s) { return s.module(current_device())->kernel_names(); });
 
-  nb::class_<RawKernel>(m, "RawKernel", "A CUDA C++ kernel compiled on first call.")
+  nb::class_<RawKernel>(m, "RawKernel", "A CUDA C++ kernel compiled on first call; call as "
+                        "kernel(grid, block, args, shared_mem=0, stream=None).", nb::type_slots(raw_kernel_slots))
       .def(nb::init<std::string, std::string, std::vector<std::string>>(), nb::arg("code"), nb::arg("name"),
            nb::arg("options") = std::vector<std::string>())
-      .def("__call__", [](RawKernel& k, nb::handle grid, nb::handle block, nb::handle args, size_t shared_mem,
-                          nb::handle stream) {
-        if (device_count() == 0 || active_backend() == Backend::Cpu) require_cuda_backend();
-        launch(k.kernel(), grid, block, args, shared_mem, stream);
-      }, nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("shared_mem") = 0, nb::arg("stream") = nb::none())
       .def("compile", [](RawKernel& k) { require_cuda_backend(); k.kernel(); }, "Compile and load now instead of at the first call.")
       .def_prop_ro("name", &RawKernel::name)
       .def_prop_ro("code", &RawKernel::code)

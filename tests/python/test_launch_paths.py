@@ -154,3 +154,26 @@ def test_raw_kernel_argument_errors(fake_driver, nvrtc, tmp_path):
     assert out[3].startswith("TypeError: argument 1 of kernel 'f'"), out[3]
     assert out[4].startswith("TypeError: kernel arguments must be a tuple"), out[4]
     assert out[5].startswith("InvalidArrayError: this array's memory was freed"), out[5]
+
+
+def test_raw_kernel_call_forms(fake_driver, nvrtc, tmp_path):
+    """RawKernel and SourceModule kernels parse (grid, block, args, shared_mem=0, stream=None) themselves."""
+    out = run_with_fake(fake_driver, tmp_path, """
+        k = jiasu.RawKernel('extern "C" __global__ void f(float* x, int n) {}', 'f')
+        f = jiasu.SourceModule('extern "C" __global__ void f(float* x, int n) {}').get_function('f')
+        x = jiasu.asarray(np.ones(4, np.float32))
+        for kernel in (k, f):
+            kernel(1, 4, (x, 4)); kernel(1, 4, [x, 4], 0); kernel(1, 4, (x, 4), 0, None)
+            kernel(grid=1, block=4, args=(x, 4), shared_mem=16, stream=None)
+            print(error_of(lambda: kernel(1, 4)))
+            print(error_of(lambda: kernel(1, 4, (x, 4), shared_mem=1.5)))
+            print(error_of(lambda: kernel(1, 4, (x, 4), shared_mem=-1)))
+            print(error_of(lambda: kernel(1, 4, (x, 4), foo=1)))
+            print(error_of(lambda: kernel(1, 4, (x, 4), 0, None, 7)))
+    """)
+    for first in (0, 5):
+        assert out[first] == "TypeError: __call__() missing required argument 'args' (pos 3)", out[first]
+        assert out[first + 1] == "TypeError: shared_mem must be an int (bytes), not float", out[first + 1]
+        assert out[first + 2] == "ValueError: shared_mem must be >= 0, not -1", out[first + 2]
+        assert out[first + 3] == "TypeError: 'foo' is an invalid keyword argument for __call__()", out[first + 3]
+        assert out[first + 4] == "TypeError: __call__() takes at most 5 arguments (6 given)", out[first + 4]
