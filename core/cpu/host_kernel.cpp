@@ -217,9 +217,12 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
 }
 
 std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program, bool debug) {
-  emit::EmittedKernel emitted = emit::emit_host(program, debug);
+  return compile_host_kernel(emit::emit_host(program, debug));
+}
+
+std::shared_ptr<HostKernel> compile_host_kernel(const emit::EmittedKernel& emitted) {
   HostCompileRequest request;
-  request.source = std::move(emitted.source);
+  request.source = emitted.source;
   request.name = emitted.entry_name;
   // JIASU_CPU_NATIVE=1 tunes for this machine's CPU (-march=native; the CPU joins the cache key).
   const char* native = std::getenv("JIASU_CPU_NATIVE");

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "emit/emit.hpp"
 #include "frontend/check.hpp"
 #include "runtime/module.hpp"
 #include "toolchain/host_compiler.hpp"
@@ -49,5 +50,6 @@ class HostKernel {
 // emit_host(program), compiled with compile_host() through the process-wide compile_cache();
 // with -march=native when $JIASU_CPU_NATIVE is 1.
 std::shared_ptr<HostKernel> compile_host_kernel(const fe::Program& program, bool debug = false);
+std::shared_ptr<HostKernel> compile_host_kernel(const emit::EmittedKernel& emitted);  // already emitted
 
 }  // namespace jiasu

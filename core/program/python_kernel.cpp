@@ -24,9 +24,19 @@ Specialization::Specialization(std::string key, fe::Program program, bool debug)
       written_(written_params(program_.kernel())),
       module_(emitted_.source, {}, cuda_file_name(program_.sources.back()->source)) {}
 
+const emit::EmittedKernel& Specialization::host_emitted_locked() {
+  if (!host_emitted_) host_emitted_ = emit::emit_host(program_, debug_);
+  return *host_emitted_;
+}
+
+std::string Specialization::host_source() {
+  std::lock_guard<std::mutex> lock(host_mutex_);
+  return host_emitted_locked().source;
+}
+
 const HostKernel& Specialization::host_kernel() {
   std::lock_guard<std::mutex> lock(host_mutex_);
-  if (!host_) host_ = compile_host_kernel(program_, debug_);
+  if (!host_) host_ = compile_host_kernel(host_emitted_locked());
   return *host_;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,14 +32,16 @@ class Specialization {
   SourceModule& module() { return module_; }
   // The CPU backend's build, compiled on first use (a C++ compiler runs then, or its disk cache answers).
   const HostKernel& host_kernel();
-  std::string host_source() const { return emit::emit_host(program_, debug_).source; }
+  std::string host_source();  // the host C++ it compiles
 
  private:
   std::string key_;
   fe::Program program_;
   bool debug_;
-  std::mutex host_mutex_;
+  std::mutex host_mutex_;  // guards the two below
+  std::optional<emit::EmittedKernel> host_emitted_;
   std::shared_ptr<HostKernel> host_;
+  const emit::EmittedKernel& host_emitted_locked();
   emit::EmittedKernel emitted_;
   std::vector<bool> written_;
   SourceModule module_;
