@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "common.hpp"
-#include "runtime/backend.hpp"
 #include "runtime/stream.hpp"
 #include "support/error.hpp"
 
@@ -20,16 +19,6 @@ constexpr int kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
 int device_of_pointer(cu::CUdeviceptr ptr) {
   int device = ptr ? pointer_device(ptr) : -1;
   return device >= 0 ? device : current_device();
-}
-
-// Device memory (CUDA or managed) by DLPack's account or by the CUDA Array Interface; host objects such as
-// NumPy arrays or torch CPU tensors are not.
-bool device_object(nb::handle obj) {
-  if (nb::isinstance<Array>(obj)) return !nb::inst_ptr<Array>(obj)->on_host();
-  if (nb::hasattr(obj, "__cuda_array_interface__")) return true;
-  if (!nb::hasattr(obj, "__dlpack_device__")) return false;
-  int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
-  return type == kDLCUDA || type == kDLCUDAManaged;
 }
 
 Array from_cuda_array_interface(nb::handle obj) {
@@ -208,6 +197,16 @@ void set(const Array& a, nb::handle value, nb::handle stream) {
 
 }  // namespace
 
+// Device memory (CUDA or managed) by DLPack's account or by the CUDA Array Interface; host objects such as
+// NumPy arrays or torch CPU tensors are not.
+bool is_device_object(nb::handle obj) {
+  if (nb::isinstance<Array>(obj)) return !nb::inst_ptr<Array>(obj)->on_host();
+  if (nb::hasattr(obj, "__cuda_array_interface__")) return true;
+  if (!nb::hasattr(obj, "__dlpack_device__")) return false;
+  int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
+  return type == kDLCUDA || type == kDLCUDAManaged;
+}
+
 nb::object& numpy() {
   static nb::object* module = new nb::object(nb::module_::import_("numpy"));  // leaked: outlives teardown
   return *module;
@@ -284,8 +283,6 @@ Array device_array_from(nb::handle obj) {
                     "__cuda_array_interface__) but got " + python_type_name(obj) +
                     "; copy host data to the GPU with jiasu.asarray(x)");
 }
-
-bool is_device_object(nb::handle obj) { return device_object(obj); }
 
 // A NumPy dtype object's jiasu dtype, cached by identity (NumPy's built-in dtypes are singletons).
 DType numpy_array_dtype(nb::handle dtype) {
@@ -375,7 +372,7 @@ void bind_array(nb::module_& m) {
            nb::arg("key").none())
       .def("__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
         Array view = a.index(index_items(key));
-        if (device_object(value)) {
+        if (is_device_object(value)) {
           Array source = device_array_from(value);
           if (source.shape() != view.shape() || source.dtype() != view.dtype())
             throw BadValue("assigning a device array needs the same shape and dtype");

@@ -122,32 +122,60 @@ struct Scratch {
 
 class KernelFunction;
 
-// The signature entry of an argument from its type alone: nothing is copied or wrapped, so this works
-// without a GPU (k.specialize).
-void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel) {
-  PyObject* o = value.ptr();
-  if (Py_TYPE(o) == array_type) {
-    const Array& a = *nb::inst_ptr<Array>(value);
-    return append_array_key(key, a.dtype(), static_cast<int>(a.ndim()), a.c_contiguous());
+// Scalars (Python and NumPy): their bytes and signature entry. False for anything else.
+bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, std::string& key, Argument& a) {
+  if (PyFloat_CheckExact(o)) {
+    double v = PyFloat_AS_DOUBLE(o);
+    std::memcpy(a.bytes, &v, 8);
+    a.size = 8;
+    append_scalar_key(key, DType::Float64, true);
+    return true;
   }
-  if (PyFloat_CheckExact(o)) return append_scalar_key(key, DType::Float64, true);
-  if (PyBool_Check(o)) return append_scalar_key(key, DType::Bool, false);
+  if (PyBool_Check(o)) {
+    a.bytes[0] = o == Py_True;
+    a.size = 1;
+    append_scalar_key(key, DType::Bool, false);
+    return true;
+  }
   if (PyLong_CheckExact(o)) {
     long long v = PyLong_AsLongLong(o);
     if (v == -1 && PyErr_Occurred()) {
       PyErr_Clear();
       throw BadValue("argument " + std::to_string(index) + " of kernel '" + kernel + "' is an int too large for int64");
     }
-    return append_scalar_key(key, DType::Int64, true);
+    std::memcpy(a.bytes, &v, 8);
+    a.size = 8;
+    append_scalar_key(key, DType::Int64, true);
+    return true;
   }
-  if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1)
-    return append_scalar_key(key, numpy_scalar_dtype(value), false);  // the front end rejects complex
-  // A NumPy array is described by its own layout (a launch stages a C-contiguous copy of it instead).
-  if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))
-    return append_array_key(key, dtype_from_object(value.attr("dtype")), static_cast<int>(nb::len(nb::object(value.attr("shape")))),
-                            nb::cast<bool>(value.attr("flags")["C_CONTIGUOUS"]));
+  if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
+  if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1) {
+    DType dtype = numpy_scalar_dtype(nb::handle(o));
+    Py_buffer view;
+    if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
+    a.size = std::min<size_t>(view.len, sizeof a.bytes);
+    std::memcpy(a.bytes, view.buf, a.size);
+    PyBuffer_Release(&view);
+    append_scalar_key(key, dtype, false);
+    return true;
+  }
+  return false;
+}
+
+// The signature entry of an argument from its type alone: nothing is copied or wrapped, so this works
+// without a GPU (k.specialize).
+void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel) {
+  PyObject* o = value.ptr();
+  Argument scalar;
+  if (classify_scalar(o, index, kernel, key, scalar)) return;  // the front end rejects complex
+  auto described = [&]() -> Array {
+    if (Py_TYPE(o) == array_type) return *nb::inst_ptr<Array>(value);
+    bool read_only;  // a NumPy array by its own layout (a GPU launch stages a C-contiguous copy)
+    if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) return host_array_from(value, read_only);
+    return device_array_from(value);
+  };
   try {
-    Array a = device_array_from(value);
+    const Array a = described();
     append_array_key(key, a.dtype(), static_cast<int>(a.ndim()), a.c_contiguous());
   } catch (const BadArgument& e) {
     throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
@@ -179,15 +207,13 @@ class KernelFunction {
   void launch(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device = kAnyDevice) {
     if (device == kAnyDevice) device = launch_device(args, n);
     if (device == kCpuDevice) return launch_host(config, args, n);
-    if (device_count() == 0) require_gpu();
-    device = current_device();
+    require_gpu();
     ScratchLease<Scratch> scratch;
     for (Py_ssize_t i = 0; i < n; ++i)
       scratch->arguments.push_back(classify(args[i], i, *scratch.operator->(), device));
 
     Specialization& spec = kernel_.specialization(scratch->key);
-    for (const Staged& s : scratch->staged)
-      if (spec.written()[s.param]) require_writeable(s.original, ("argument " + std::to_string(s.param)).c_str());
+    refuse_read_only_outputs(spec, scratch->arguments);
     Kernel& compiled = spec.kernel(device);
     LaunchArgs& packed = scratch->packed;
     packed.begin(compiled.param_layout());
@@ -223,6 +249,14 @@ class KernelFunction {
   }
 
  private:
+  // A NumPy argument that may not be written, where the kernel writes.
+  static void refuse_read_only_outputs(Specialization& spec, const std::vector<Argument>& arguments) {
+    for (size_t i = 0; i < arguments.size(); ++i)
+      if (arguments[i].read_only && spec.written()[i])
+        throw BadValue("argument " + std::to_string(i) + " is a read-only NumPy array, and results would be "
+                       "written into it");
+  }
+
   // Where a launch runs when the caller does not say: on the CPU when a jiasu argument array is in host
   // memory, on the GPU when one is in GPU memory (or another argument is a GPU object); with only NumPy
   // arrays and scalars, on the active backend.
@@ -245,10 +279,7 @@ class KernelFunction {
     for (Py_ssize_t i = 0; i < n; ++i)
       scratch->arguments.push_back(classify_host(args[i], i, *scratch.operator->()));
     Specialization& spec = kernel_.specialization(scratch->key);
-    for (size_t i = 0; i < scratch->arguments.size(); ++i)
-      if (scratch->arguments[i].read_only && spec.written()[i])
-        throw BadValue("argument " + std::to_string(i) + " of kernel '" + name_ +
-                       "' is a read-only array, and the kernel writes to it");
+    refuse_read_only_outputs(spec, scratch->arguments);
     auto& slots = scratch->host_slots;
     auto& params = scratch->host_params;
     slots.resize(scratch->arguments.size());
@@ -283,7 +314,7 @@ class KernelFunction {
 
   Argument classify_host(PyObject* o, size_t index, Scratch& scratch) {
     Argument a;
-    if (classify_scalar(o, index, scratch.key, a)) return a;
+    if (classify_scalar(o, index, name_, scratch.key, a)) return a;
     auto where = [&] { return "argument " + std::to_string(index) + " of kernel '" + name_ + "'"; };
     if (Py_TYPE(o) == array_type) {
       a.array = nb::inst_ptr<Array>(o);
@@ -309,46 +340,6 @@ class KernelFunction {
     return a;
   }
 
-  // Scalars (Python and NumPy): their bytes and signature entry. False for anything else.
-  bool classify_scalar(PyObject* o, size_t index, std::string& key, Argument& a) {
-    if (PyFloat_CheckExact(o)) {
-      double v = PyFloat_AS_DOUBLE(o);
-      std::memcpy(a.bytes, &v, 8);
-      a.size = 8;
-      append_scalar_key(key, DType::Float64, true);
-      return true;
-    }
-    if (PyBool_Check(o)) {
-      a.bytes[0] = o == Py_True;
-      a.size = 1;
-      append_scalar_key(key, DType::Bool, false);
-      return true;
-    }
-    if (PyLong_CheckExact(o)) {
-      long long v = PyLong_AsLongLong(o);
-      if (v == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        throw BadValue("argument " + std::to_string(index) + " of kernel '" + name_ + "' is an int too large for int64");
-      }
-      std::memcpy(a.bytes, &v, 8);
-      a.size = 8;
-      append_scalar_key(key, DType::Int64, true);
-      return true;
-    }
-    if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
-    if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1) {
-      DType dtype = numpy_scalar_dtype(nb::handle(o));
-      Py_buffer view;
-      if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
-      a.size = std::min<size_t>(view.len, sizeof a.bytes);
-      std::memcpy(a.bytes, view.buf, a.size);
-      PyBuffer_Release(&view);
-      append_scalar_key(key, dtype, false);
-      return true;
-    }
-    return false;
-  }
-
   Argument classify(nb::handle value, size_t index, Scratch& scratch, int device) {
     std::string& key = scratch.key;
     Argument a;
@@ -360,11 +351,11 @@ class KernelFunction {
                                 "argument " + std::to_string(index) + " of kernel '" + name_ +
                                     "' is a CPU array but the launch runs on GPU " + std::to_string(device) +
                                     "; copy it with jiasu.asarray(x, device=" + std::to_string(device) + ")");
-    } else if (classify_scalar(o, index, key, a)) {
+    } else if (classify_scalar(o, index, name_, key, a)) {
       return a;
     } else if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) {
       warn_numpy_once();
-      a.array = &stage(value, index, scratch);
+      a.array = &stage(value, index, scratch, device, a.read_only);
     } else {
       try {
         scratch.temporaries.push_back(device_array_from(value));
@@ -387,12 +378,14 @@ class KernelFunction {
     return a;
   }
 
-  const Array& stage(nb::handle host, size_t index, Scratch& scratch) {
+  // A NumPy argument of a GPU launch: a device copy of it (of a C-contiguous copy of it when it is not).
+  const Array& stage(nb::handle host, size_t index, Scratch& scratch, int device_ordinal, bool& read_only) {
     nb::object contiguous = numpy().attr("ascontiguousarray")(host);
-    DType dtype = dtype_from_object(contiguous.attr("dtype"));
-    scratch.temporaries.push_back(Array::empty(shape_from(contiguous.attr("shape")), dtype, current_device()));
+    const Array view = host_array_from(contiguous, read_only);
+    if (!contiguous.is(host)) read_only = !nb::cast<bool>(host.attr("flags")["WRITEABLE"]);  // copied back into it
+    scratch.temporaries.push_back(Array::empty(view.shape(), view.dtype(), device_ordinal));
     const Array& device = scratch.temporaries.back();
-    auto address = reinterpret_cast<void*>(host_address(contiguous));
+    auto address = reinterpret_cast<void*>(view.data());
     if (contiguous.is(host)) pin_if_reused(host, address, device.nbytes());
     {
       nb::gil_scoped_release unlocked;

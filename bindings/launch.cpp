@@ -106,10 +106,6 @@ void require_cuda_backend() {
                                 "'cpu' (jiasu.set_backend('cuda') selects the GPU)") + python_kernels);
 }
 
-}  // namespace
-
-namespace {
-
 void add_pointer(LaunchArgs& args, const Array& array, const Kernel& kernel) {
   if (array.on_host())
     throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
@@ -202,7 +198,8 @@ void launch(Kernel& kernel, nb::handle grid, nb::handle block, nb::handle args, 
   if (!PyTuple_Check(args.ptr()) && !PyList_Check(args.ptr()))
     throw BadArgument("kernel arguments must be a tuple, not " + python_type_name(args));
   // A list could change under us while arguments run Python code: work on a tuple of it.
-  nb::object items = PyTuple_Check(args.ptr()) ? nb::borrow(args) : nb::steal(PySequence_Tuple(args.ptr()));
+  nb::object items = PyTuple_Check(args.ptr()) ? nb::borrow(args) : nb::steal(PyList_AsTuple(args.ptr()));
+  if (!items.is_valid()) throw nb::python_error();
   Dim3 g = dim3_from(grid, "grid"), b = dim3_from(block, "block");
   ScratchLease<RawScratch> scratch;
   LaunchArgs& packed = scratch->packed;

@@ -76,8 +76,11 @@ def __getattr__(name):
     # The scalar types are NumPy's (bfloat16 is ml_dtypes'), imported on first use to keep import fast.
     if name in _NUMPY_TYPES:
         import numpy
-        return getattr(numpy, name)
-    if name == "bfloat16":
+        value = getattr(numpy, name)
+    elif name == "bfloat16":
         import ml_dtypes
-        return ml_dtypes.bfloat16
-    raise AttributeError(f"module 'jiasu' has no attribute {name!r}")
+        value = ml_dtypes.bfloat16
+    else:
+        raise AttributeError(f"module 'jiasu' has no attribute {name!r}")
+    globals()[name] = value  # found once: later lookups skip this function
+    return value
