@@ -40,15 +40,6 @@ int64_t constant_extent(const Expr& e) {
   }
 }
 
-// Collects the names a (tuple) target assigns; false when it also stores into array elements.
-bool target_names(const Expr& target, std::set<std::string>& names) {
-  if (target.kind == ExprKind::Name) return names.insert(target.name), true;
-  if (target.kind != ExprKind::Tuple) return false;
-  bool only_names = true;
-  for (const fe::ExprPtr& item : target.args) only_names &= target_names(*item, names);
-  return only_names;
-}
-
 bool mentions(const Expr& e, const std::set<std::string>& names) {
   if (e.kind == ExprKind::Name && names.count(e.name)) return true;
   for (const fe::ExprPtr& arg : e.args)
@@ -66,6 +57,15 @@ std::string comment_text(std::string text) {
 }
 
 }  // namespace
+
+// Collects the names a (tuple) target assigns; false when it also stores into array elements.
+bool target_names(const Expr& target, std::set<std::string>& names) {
+  if (target.kind == ExprKind::Name) return names.insert(target.name), true;
+  if (target.kind != ExprKind::Tuple) return false;
+  bool only_names = true;
+  for (const fe::ExprPtr& item : target.args) only_names &= target_names(*item, names);
+  return only_names;
+}
 
 void find_new_arrays(const std::vector<fe::StmtPtr>& body, std::map<std::string, const Expr*>& found) {
   for (const fe::StmtPtr& s : body) {

@@ -173,6 +173,9 @@ class FunctionEmitter {
   std::vector<const fe::Stmt*> remat_order_;         // the rematerialised variables' assignments, in order
 };
 
+// Collects the names a (tuple) target assigns; false when it also stores into array elements.
+bool target_names(const fe::Expr& target, std::set<std::string>& names);
+
 // `v = jiasu.shared.array(...)` / `jiasu.local.array(...)` anywhere in the body: each variable and its call.
 void find_new_arrays(const std::vector<fe::StmtPtr>& body, std::map<std::string, const fe::Expr*>& found);
 // The extents of such an array (constants, as check() proved), their product and C++ list "4LL, 8LL".

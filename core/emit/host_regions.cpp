@@ -27,50 +27,48 @@ bool is_builtin_call(const Expr& e, fe::BuiltinId id) {
          fe::builtin(e.builtin).id == id;
 }
 
-// Any barrier or warp operation in the expression: `found(id)` decides which count.
-template <typename Pred>
-bool mentions_builtin(const Expr& e, Pred found) {
-  if (e.meaning == fe::Meaning::Builtin && e.builtin >= 0 && found(fe::builtin(e.builtin).id)) return true;
-  for (const fe::ExprPtr& arg : e.args)
-    if (arg && mentions_builtin(*arg, found)) return true;
-  return false;
+// Barriers and warp operations, by their builtin's rule (so a new one of either kind counts at once).
+bool barrier_builtin(const fe::Builtin& b) {
+  return b.id == fe::BuiltinId::SyncThreads || b.rule == fe::BuiltinRule::SyncPredicateInt ||
+         b.rule == fe::BuiltinRule::SyncPredicateBool;
 }
 
-template <typename Pred>
-bool mentions_builtin(const std::vector<fe::StmtPtr>& body, Pred found) {
-  for (const fe::StmtPtr& s : body) {
-    if ((s->value && mentions_builtin(*s->value, found)) || (s->test && mentions_builtin(*s->test, found)))
-      return true;
-    for (const fe::ExprPtr& t : s->targets)
-      if (t && mentions_builtin(*t, found)) return true;
-    if (mentions_builtin(s->body, found) || mentions_builtin(s->orelse, found)) return true;
-  }
-  return false;
-}
-
-bool barrier_id(fe::BuiltinId id) {
-  return id == fe::BuiltinId::SyncThreads || id == fe::BuiltinId::SyncThreadsCount ||
-         id == fe::BuiltinId::SyncThreadsAnd || id == fe::BuiltinId::SyncThreadsOr;
-}
-
-bool warp_id(fe::BuiltinId id) {
-  switch (id) {
-    case fe::BuiltinId::SyncWarp: case fe::BuiltinId::ShflSync: case fe::BuiltinId::ShflUpSync:
-    case fe::BuiltinId::ShflDownSync: case fe::BuiltinId::ShflXorSync: case fe::BuiltinId::BallotSync:
-    case fe::BuiltinId::AnySync: case fe::BuiltinId::AllSync: case fe::BuiltinId::ActiveMask:
+bool warp_builtin(const fe::Builtin& b) {
+  switch (b.rule) {
+    case fe::BuiltinRule::SyncWarp: case fe::BuiltinRule::Shuffle: case fe::BuiltinRule::VoteBallot:
+    case fe::BuiltinRule::VoteBool: case fe::BuiltinRule::Mask0:
       return true;
     default:
       return false;
   }
 }
 
-bool has_barrier(const Stmt& s) {
-  auto barrier = [](fe::BuiltinId id) { return barrier_id(id); };
-  if ((s.value && mentions_builtin(*s.value, barrier)) || (s.test && mentions_builtin(*s.test, barrier))) return true;
-  for (const fe::ExprPtr& t : s.targets)  // out[i, jiasu.syncthreads_count(p)] = ...
-    if (t && mentions_builtin(*t, barrier)) return true;
-  return mentions_builtin(s.body, barrier) || mentions_builtin(s.orelse, barrier);
+using BuiltinKind = bool (*)(const fe::Builtin&);
+
+// Whether the expression, statement or statements mention a builtin of this kind anywhere.
+bool mentions_builtin(const Expr& e, BuiltinKind kind) {
+  if (e.meaning == fe::Meaning::Builtin && e.builtin >= 0 && kind(fe::builtin(e.builtin))) return true;
+  for (const fe::ExprPtr& arg : e.args)
+    if (arg && mentions_builtin(*arg, kind)) return true;
+  return false;
 }
+
+bool mentions_builtin(const std::vector<fe::StmtPtr>& body, BuiltinKind kind);
+
+bool mentions_builtin(const Stmt& s, BuiltinKind kind) {
+  if ((s.value && mentions_builtin(*s.value, kind)) || (s.test && mentions_builtin(*s.test, kind))) return true;
+  for (const fe::ExprPtr& t : s.targets)  // out[i, jiasu.syncthreads_count(p)] = ...
+    if (t && mentions_builtin(*t, kind)) return true;
+  return mentions_builtin(s.body, kind) || mentions_builtin(s.orelse, kind);
+}
+
+bool mentions_builtin(const std::vector<fe::StmtPtr>& body, BuiltinKind kind) {
+  for (const fe::StmtPtr& s : body)
+    if (mentions_builtin(*s, kind)) return true;
+  return false;
+}
+
+bool has_barrier(const Stmt& s) { return mentions_builtin(s, barrier_builtin); }
 
 bool is_plain_barrier(const Stmt& s) {
   return s.kind == StmtKind::Expr && is_builtin_call(*s.value, fe::BuiltinId::SyncThreads);
@@ -95,32 +93,23 @@ bool block_level_ok(const std::vector<fe::StmtPtr>& body, bool in_loop) {
       continue;
     }
     if (is_plain_barrier(*s)) continue;
-    auto barrier = [](fe::BuiltinId id) { return barrier_id(id); };
     switch (s->kind) {
       case StmtKind::If:
-        if (mentions_builtin(*s->test, barrier) || !block_level_ok(s->body, in_loop) ||
+        if (mentions_builtin(*s->test, barrier_builtin) || !block_level_ok(s->body, in_loop) ||
             !block_level_ok(s->orelse, in_loop))
           return false;
         break;
       case StmtKind::While:
-        if (mentions_builtin(*s->test, barrier) || !block_level_ok(s->body, true)) return false;
+        if (mentions_builtin(*s->test, barrier_builtin) || !block_level_ok(s->body, true)) return false;
         break;
       case StmtKind::For:
-        if (mentions_builtin(*s->value, barrier) || !block_level_ok(s->body, true)) return false;
+        if (mentions_builtin(*s->value, barrier_builtin) || !block_level_ok(s->body, true)) return false;
         break;
       default:
         return false;  // a barrier inside an expression (syncthreads_count, ...)
     }
   }
   return true;
-}
-
-void assigned_names(const std::vector<fe::StmtPtr>& body, std::set<std::string>& names);
-
-void target_names(const Expr& target, std::set<std::string>& names) {
-  if (target.kind == ExprKind::Name) names.insert(target.name);
-  if (target.kind == ExprKind::Tuple)
-    for (const fe::ExprPtr& item : target.args) target_names(*item, names);
 }
 
 void assigned_names(const std::vector<fe::StmtPtr>& body, std::set<std::string>& names) {
@@ -304,11 +293,9 @@ bool FunctionEmitter::prepare_thread_loops() {
 }
 
 bool thread_loops_apply(const fe::Program& program) {
-  auto warp = [](fe::BuiltinId id) { return warp_id(id); };
-  auto barrier = [](fe::BuiltinId id) { return barrier_id(id); };
   for (const auto& fn : program.functions) {
-    if (mentions_builtin(fn->body, warp)) return false;
-    if (!fn->is_kernel && mentions_builtin(fn->body, barrier)) return false;
+    if (mentions_builtin(fn->body, warp_builtin)) return false;
+    if (!fn->is_kernel && mentions_builtin(fn->body, barrier_builtin)) return false;
   }
   const fe::Function& kernel = program.kernel();
   std::set<std::string> assigned;
