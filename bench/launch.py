@@ -205,28 +205,31 @@ def setup_cpp(library_path, n, grid, block):
     return run, jiasu.synchronize, check
 
 
-def run_cpp(binary_path, n, threads, launches, reps, warmup):
+def prepare_cpp_process(binary_path, n, threads, launches, warmup):
+    """The C++ loop in a process of its own: finds (or builds) it and writes the kernel's CUBIN once; returns
+    run_once() -> µs per launch of one process run."""
     import jiasu
     binary = find_or_build(binary_path or os.environ.get("JIASU_LAUNCH_LOOP"), "launch_loop", "launch_loop.cpp",
                            ["-O2"], "--launch-loop")
-    arch = jiasu.get_device().arch
-    with tempfile.TemporaryDirectory() as tmp:
-        cubin_path = os.path.join(tmp, "add.cubin")
-        with open(cubin_path, "wb") as f:
-            f.write(jiasu.compile_cuda(SOURCE, arch=arch))
-        command = [binary, "--module", cubin_path, "--kernel", "add", "--n", str(n), "--threads", str(threads),
-                   "--launches", str(launches), "--reps", str(reps), "--warmup", str(warmup)]
+    folder = tempfile.TemporaryDirectory()  # lives as long as run_once
+    cubin_path = os.path.join(folder.name, "add.cubin")
+    with open(cubin_path, "wb") as f:
+        f.write(jiasu.compile_cuda(SOURCE, arch=jiasu.get_device().arch))
+    command = [binary, "--module", cubin_path, "--kernel", "add", "--n", str(n), "--threads", str(threads),
+               "--launches", str(launches), "--reps", "1", "--warmup", str(warmup)]
+
+    def run_once(folder=folder):
         result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    lines = [line for line in result.stdout.splitlines() if line.strip().startswith("{")]
-    if not lines:
-        raise RuntimeError(f"launch_loop exited {result.returncode} without JSON: "
-                           f"{(result.stderr or result.stdout).strip()[-300:]}")
-    data = json.loads(lines[-1])
-    if not data.get("ok"):
-        raise RuntimeError(f"launch_loop: {data.get('error')}")
-    data["binary"] = binary
-    data["cubin_arch"] = arch
-    return data
+        lines = [line for line in result.stdout.splitlines() if line.strip().startswith("{")]
+        if not lines:
+            raise RuntimeError(f"launch_loop exited {result.returncode} without JSON: "
+                               f"{(result.stderr or result.stdout).strip()[-300:]}")
+        data = json.loads(lines[-1])
+        if not data.get("ok"):
+            raise RuntimeError(f"launch_loop: {data.get('error')}")
+        return data["us_per_launch"]
+
+    return run_once
 
 
 # ---- driver -----------------------------------------------------------------------------------------
@@ -264,9 +267,11 @@ def main():
         return wanted is None or name in wanted
 
     # The C++ loop in a process of its own: checked once here, then one process per repetition below.
+    cpp_process = None
     if enabled("cpp_process"):
         try:
-            run_cpp(args.launch_loop, args.n, args.threads, args.launches, 1, args.warmup)
+            cpp_process = prepare_cpp_process(args.launch_loop, args.n, args.threads, args.launches, args.warmup)
+            cpp_process()
             results["cpp_process"] = {"status": "ok", "reps_us": []}
         except NotAvailable as error:
             results["cpp_process"] = {"status": "n/a", "reason": str(error)}
@@ -302,8 +307,7 @@ def main():
         if results.get("cpp_process", {}).get("status") != "ok":
             return
         try:
-            data = run_cpp(args.launch_loop, args.n, args.threads, args.launches, 1, args.warmup)
-            results["cpp_process"]["reps_us"].append(data["us_per_launch"])
+            results["cpp_process"]["reps_us"].append(cpp_process())
         except Exception as error:  # noqa: BLE001
             results["cpp_process"] = {"status": "error", "reason": first_line(error)}
 
