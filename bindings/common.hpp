@@ -55,28 +55,29 @@ void require_gpu();  // throws the precise reason when no GPU is usable
 template <typename Scratch>
 class ScratchLease {
  public:
-  ScratchLease() {
-    auto& levels = pool();
-    if (levels.size() <= depth()) levels.push_back(std::make_unique<Scratch>());
-    scratch_ = levels[depth()++].get();
+  ScratchLease() : levels_(levels()) {
+    if (levels_.scratch.size() <= levels_.depth) levels_.scratch.push_back(std::make_unique<Scratch>());
+    scratch_ = levels_.scratch[levels_.depth++].get();
   }
   ~ScratchLease() {
     scratch_->clear();
-    --depth();
+    --levels_.depth;
   }
   ScratchLease(const ScratchLease&) = delete;
   ScratchLease& operator=(const ScratchLease&) = delete;
   Scratch* operator->() const { return scratch_; }
 
  private:
-  static std::vector<std::unique_ptr<Scratch>>& pool() {
-    thread_local std::vector<std::unique_ptr<Scratch>> levels;
+  struct Levels {
+    std::vector<std::unique_ptr<Scratch>> scratch;
+    size_t depth = 0;
+  };
+  // One thread-local lookup per launch; initial-exec makes it a plain load (see runtime/device.cpp).
+  static Levels& levels() {
+    [[gnu::tls_model("initial-exec")]] thread_local Levels levels;
     return levels;
   }
-  static size_t& depth() {
-    thread_local size_t level = 0;
-    return level;
-  }
+  Levels& levels_;
   Scratch* scratch_;
 };
 

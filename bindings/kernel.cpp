@@ -115,6 +115,7 @@ struct Scratch {
   void clear() {
     key.clear();
     arguments.clear();
+    if (temporaries.empty()) return;  // the usual launch made none
     staged.clear();
     temporaries.clear();
   }
@@ -122,20 +123,19 @@ struct Scratch {
 
 class KernelFunction;
 
-// Scalars (Python and NumPy): their bytes and signature entry. False for anything else.
-bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, std::string& key, Argument& a) {
+// A Python float, bool or int: its bytes in `a` and its signature entry at `entry`; returns the entry's
+// length, or 0 for anything else. Python numbers are weak scalars (NEP 50), bool excepted.
+size_t python_number(PyObject* o, size_t index, const std::string& kernel, Argument& a, char* entry) {
   if (PyFloat_CheckExact(o)) {
     double v = PyFloat_AS_DOUBLE(o);
     std::memcpy(a.bytes, &v, 8);
     a.size = 8;
-    append_scalar_key(key, DType::Float64, true);
-    return true;
+    return scalar_key(entry, DType::Float64, true);
   }
   if (PyBool_Check(o)) {
     a.bytes[0] = o == Py_True;
     a.size = 1;
-    append_scalar_key(key, DType::Bool, false);
-    return true;
+    return scalar_key(entry, DType::Bool, false);
   }
   if (PyLong_CheckExact(o)) {
     long long v = PyLong_AsLongLong(o);
@@ -145,7 +145,16 @@ bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, std::
     }
     std::memcpy(a.bytes, &v, 8);
     a.size = 8;
-    append_scalar_key(key, DType::Int64, true);
+    return scalar_key(entry, DType::Int64, true);
+  }
+  return 0;
+}
+
+// Scalars (Python and NumPy): their bytes and signature entry. False for anything else.
+bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, std::string& key, Argument& a) {
+  char entry[kScalarKeyLength];
+  if (size_t length = python_number(o, index, kernel, a, entry)) {
+    key.append(entry, length);
     return true;
   }
   if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
@@ -207,10 +216,11 @@ class KernelFunction {
   void launch(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device = kAnyDevice) {
     if (device == kAnyDevice) device = launch_device(args, n);
     if (device == kCpuDevice) return launch_host(config, args, n);
+    if (launch_as_last(config, args, n, device)) return;
     require_gpu();
     ScratchLease<Scratch> scratch;
-    for (Py_ssize_t i = 0; i < n; ++i)
-      scratch->arguments.push_back(classify(args[i], i, *scratch.operator->(), device));
+    scratch->arguments.resize(n);  // filled in place: copying them costs more than classifying
+    for (Py_ssize_t i = 0; i < n; ++i) classify(args[i], i, *scratch.operator->(), device, scratch->arguments[i]);
 
     Specialization& spec = kernel_.specialization(scratch->key);
     refuse_read_only_outputs(spec, scratch->arguments);
@@ -225,15 +235,14 @@ class KernelFunction {
       }
     }
     packed.finish();
-
-    Dim3 grid = config.grid, block = config.block;
-    if (config.forall >= 0) pick_forall(compiled, config.forall, config.shared_bytes, grid, block);
-    cu::CUstream stream = stream_handle(config.stream);
-    compiled.launch(grid, block, packed, config.shared_bytes, stream);
+    last_key_ = scratch->key;
+    last_kernel_ = &compiled;
+    run(config, compiled, packed);
 
     if (scratch->staged.empty()) return;
     // Staged arrays are copied back and freed on the legacy stream: let the kernel's stream finish first.
-    if (stream) cu::check(cu::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
+    if (cu::CUstream stream = stream_handle(config.stream))
+      cu::check(cu::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
     for (const Staged& s : scratch->staged)
       if (spec.written()[s.param]) copy_back(s);
   }
@@ -249,6 +258,49 @@ class KernelFunction {
   }
 
  private:
+  // The launch of a loop. When every argument is a jiasu array or a Python number whose signature entry is
+  // the last launch's (each checked before its parameter is packed), the kernel is the last one too: no
+  // signature lookup, no Argument records. False, with nothing launched, at the first difference.
+  bool launch_as_last(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device) {
+    Kernel* compiled = last_kernel_;
+    if (!compiled || compiled->device() != device) return false;
+    const char* expected = last_key_.data();
+    const char* const end = expected + last_key_.size();
+    ScratchLease<Scratch> scratch;
+    LaunchArgs& packed = scratch->packed;
+    packed.begin(compiled->param_layout());
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* o = args[i];
+      const Array* array = nullptr;
+      Argument number;
+      char entry[kArrayKeyLength];
+      size_t length;
+      if (Py_TYPE(o) == array_type) {
+        array = nb::inst_ptr<Array>(o);
+        if (array->device() != device || array->ndim() > 8) return false;  // the full path explains
+        length = array_key(entry, array->dtype(), static_cast<int>(array->ndim()), array->c_contiguous());
+      } else if (!(length = python_number(o, i, name_, number, entry))) {
+        return false;
+      }
+      if (static_cast<size_t>(end - expected) < length) return false;
+      for (size_t k = 0; k < length; ++k)  // 3 or 4 bytes: a loop, not a call to memcmp
+        if (entry[k] != *expected++) return false;
+      if (array)
+        pack_array(packed, *array, array->c_contiguous());
+      else
+        packed.add(number.bytes, number.size, number.size, "a scalar");
+    }
+    if (expected != end) return false;
+    run(config, *compiled, packed);
+    return true;
+  }
+
+  static void run(const LaunchConfig& config, Kernel& compiled, LaunchArgs& packed) {
+    Dim3 grid = config.grid, block = config.block;
+    if (config.forall >= 0) pick_forall(compiled, config.forall, config.shared_bytes, grid, block);
+    compiled.launch(grid, block, packed, config.shared_bytes, stream_handle(config.stream));
+  }
+
   // A NumPy argument that may not be written, where the kernel writes.
   static void refuse_read_only_outputs(Specialization& spec, const std::vector<Argument>& arguments) {
     for (size_t i = 0; i < arguments.size(); ++i)
@@ -276,8 +328,8 @@ class KernelFunction {
   // kernel is the specialisation's host build, and the launch returns when every block has run.
   void launch_host(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n) {
     ScratchLease<Scratch> scratch;
-    for (Py_ssize_t i = 0; i < n; ++i)
-      scratch->arguments.push_back(classify_host(args[i], i, *scratch.operator->()));
+    scratch->arguments.resize(n);
+    for (Py_ssize_t i = 0; i < n; ++i) classify_host(args[i], i, *scratch.operator->(), scratch->arguments[i]);
     Specialization& spec = kernel_.specialization(scratch->key);
     refuse_read_only_outputs(spec, scratch->arguments);
     auto& slots = scratch->host_slots;
@@ -312,9 +364,8 @@ class KernelFunction {
                             "which the CPU backend keeps too");
   }
 
-  Argument classify_host(PyObject* o, size_t index, Scratch& scratch) {
-    Argument a;
-    if (classify_scalar(o, index, name_, scratch.key, a)) return a;
+  void classify_host(PyObject* o, size_t index, Scratch& scratch, Argument& a) {
+    if (classify_scalar(o, index, name_, scratch.key, a)) return;
     auto where = [&] { return "argument " + std::to_string(index) + " of kernel '" + name_ + "'"; };
     if (Py_TYPE(o) == array_type) {
       a.array = nb::inst_ptr<Array>(o);
@@ -337,12 +388,10 @@ class KernelFunction {
     if (array.ndim() > 8) throw BadArgument("kernel arrays have at most 8 dimensions");
     a.contiguous = array.c_contiguous();
     append_array_key(scratch.key, array.dtype(), static_cast<int>(array.ndim()), a.contiguous);
-    return a;
   }
 
-  Argument classify(nb::handle value, size_t index, Scratch& scratch, int device) {
+  void classify(nb::handle value, size_t index, Scratch& scratch, int device, Argument& a) {
     std::string& key = scratch.key;
-    Argument a;
     PyObject* o = value.ptr();
     if (Py_TYPE(o) == array_type) {
       a.array = nb::inst_ptr<Array>(value);
@@ -352,7 +401,7 @@ class KernelFunction {
                                     "' is a CPU array but the launch runs on GPU " + std::to_string(device) +
                                     "; copy it with jiasu.asarray(x, device=" + std::to_string(device) + ")");
     } else if (classify_scalar(o, index, name_, key, a)) {
-      return a;
+      return;
     } else if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) {
       warn_numpy_once();
       a.array = &stage(value, index, scratch, device, a.read_only);
@@ -375,7 +424,6 @@ class KernelFunction {
     if (array.ndim() > 8) throw BadArgument("kernel arrays have at most 8 dimensions");
     a.contiguous = array.c_contiguous();
     append_array_key(key, array.dtype(), static_cast<int>(array.ndim()), a.contiguous);
-    return a;
   }
 
   // A NumPy argument of a GPU launch: a device copy of it (of a C-contiguous copy of it when it is not).
@@ -439,18 +487,18 @@ class KernelFunction {
     size_t n = static_cast<size_t>(array.ndim());
     cu::CUdeviceptr ptr = array.data();
     std::memcpy(bytes, &ptr, 8);
-    std::memcpy(bytes + 8, array.shape().data(), 8 * n);
-    size_t size = 8 + 8 * n;
-    if (!contiguous) {
-      std::memcpy(bytes + size, array.strides().data(), 8 * n);
-      size += 8 * n;
-    }
-    return size;
+    for (size_t d = 0; d < n; ++d) std::memcpy(bytes + 8 + 8 * d, &array.shape()[d], 8);  // n <= 8: no call
+    if (!contiguous)
+      for (size_t d = 0; d < n; ++d) std::memcpy(bytes + 8 + 8 * (n + d), &array.strides()[d], 8);
+    return packed_array_size(array, contiguous);
+  }
+
+  static size_t packed_array_size(const Array& array, bool contiguous) {
+    return 8 + (contiguous ? 8 : 16) * static_cast<size_t>(array.ndim());
   }
 
   static void pack_array(LaunchArgs& packed, const Array& array, bool contiguous) {
-    unsigned char bytes[8 + 16 * 8];
-    packed.add(bytes, array_bytes(array, contiguous, bytes), 8, "an array");
+    array_bytes(array, contiguous, packed.slot(packed_array_size(array, contiguous), 8, "an array"));
   }
 
   // The block size with the most resident threads per multiprocessor, and enough blocks to cover n.
@@ -469,6 +517,9 @@ class KernelFunction {
   PythonKernel kernel_;
   std::string name_;
   bool warned_numpy_ = false;
+  // The last GPU launch's signature and kernel, for launch_as_last (the specialisation keeps the kernel).
+  std::string last_key_;
+  Kernel* last_kernel_ = nullptr;
 
  public:
   nb::object last_config_key, last_config;  // k[grid, block]'s cache

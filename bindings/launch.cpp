@@ -41,10 +41,17 @@ PyTypeObject* numpy_ndarray_type() {
 
 Dim3 dim3_from(nb::handle value, const char* what) {
   unsigned v[3] = {1, 1, 1};
-  auto one = [&](nb::handle item, int i) {
-    if (!PyIndex_Check(item.ptr()) || PyBool_Check(item.ptr()))
+  auto one = [&](PyObject* item, int i) {
+    if (PyLong_CheckExact(item)) {  // the launch path: a small positive int
+      long x = PyLong_AsLong(item);
+      if (x >= 1 && static_cast<unsigned long>(x) <= UINT_MAX) {
+        v[i] = static_cast<unsigned>(x);
+        return;
+      }
+    }
+    if (!PyIndex_Check(item) || PyBool_Check(item))
       throw BadArgument(std::string(what) + " must be an int or a tuple of up to 3 ints, not " + python_type_name(item));
-    long long x = PyLong_AsLongLong(item.ptr());
+    long long x = PyLong_AsLongLong(item);
     if (x == -1 && PyErr_Occurred()) {
       PyErr_Clear();
       x = LLONG_MAX;
@@ -55,15 +62,16 @@ Dim3 dim3_from(nb::handle value, const char* what) {
                             ", not " + std::to_string(x));
     v[i] = static_cast<unsigned>(x);
   };
-  if (PyLong_CheckExact(value.ptr())) {
-    one(value, 0);
-  } else if (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr())) {
+  PyObject* o = value.ptr();
+  if (PyTuple_CheckExact(o) && PyTuple_GET_SIZE(o) >= 1 && PyTuple_GET_SIZE(o) <= 3) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) one(PyTuple_GET_ITEM(o, i), static_cast<int>(i));
+  } else if (PyTuple_Check(o) || PyList_Check(o)) {
     nb::sequence seq = nb::borrow<nb::sequence>(value);
     size_t n = nb::len(seq);
     if (n < 1 || n > 3) throw BadArgument(std::string(what) + " must have 1 to 3 dimensions");
-    for (size_t i = 0; i < n; ++i) one(seq[i], static_cast<int>(i));
+    for (size_t i = 0; i < n; ++i) one(nb::object(seq[i]).ptr(), static_cast<int>(i));
   } else {
-    one(value, 0);
+    one(o, 0);
   }
   return {v[0], v[1], v[2]};
 }
@@ -117,8 +125,8 @@ void add_pointer(LaunchArgs& args, const Array& array, const Kernel& kernel) {
                             "argument " + std::to_string(args.count()) + " lives on device " +
                                 std::to_string(array.device()) + " but kernel '" + kernel.name() +
                                 "' runs on device " + std::to_string(kernel.device()));
-  cu::CUdeviceptr ptr = array.size() ? array.data() : 0;
-  if (!array.size()) array.memory()->ptr();  // still reject a freed array
+  cu::CUdeviceptr ptr = array.data();  // rejects a freed array, even an empty one
+  if (!array.size()) ptr = 0;
   args.add(&ptr, sizeof ptr, sizeof ptr, "a device array");
 }
 

@@ -22,7 +22,11 @@ unsigned char* Array::host_span(int64_t byte_offset) const {
 }
 
 Array::Array(DType dtype, Layout layout, std::shared_ptr<Allocation> memory)
-    : dtype_(dtype), layout_(std::move(layout)), memory_(std::move(memory)) {}
+    : dtype_(dtype),
+      layout_(std::move(layout)),
+      memory_(std::move(memory)),
+      size_(layout_.size()),
+      c_contiguous_(layout_.c_contiguous()) {}
 
 Array Array::empty(const Shape& shape, DType dtype, int device) {
   Layout layout = contiguous_layout(shape, itemsize(dtype));

@@ -21,11 +21,11 @@ class Array {
   const Shape& shape() const { return layout_.shape; }
   const Shape& strides() const { return layout_.strides; }
   int64_t ndim() const { return layout_.ndim(); }
-  int64_t size() const { return layout_.size(); }
+  int64_t size() const { return size_; }
   int64_t nbytes() const { return size() * layout_.itemsize; }
   int device() const { return memory_->device(); }
   bool on_host() const { return device() == kCpuDevice; }  // the CPU backend's arrays
-  bool c_contiguous() const { return layout_.c_contiguous(); }
+  bool c_contiguous() const { return c_contiguous_; }
   const std::shared_ptr<Allocation>& memory() const { return memory_; }
   // Address of element [0, 0, ...]; throws InvalidArrayError once the memory is freed.
   cu::CUdeviceptr data() const { return memory_->ptr() + layout_.offset; }
@@ -48,6 +48,9 @@ class Array {
   DType dtype_;
   Layout layout_;
   std::shared_ptr<Allocation> memory_;
+  // Of layout_, which never changes; every launch asks.
+  int64_t size_;
+  bool c_contiguous_;
 };
 
 }  // namespace jiasu

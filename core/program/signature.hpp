@@ -10,17 +10,24 @@
 
 namespace jiasu {
 
-inline void append_array_key(std::string& key, DType dtype, int ndim, bool contiguous) {
-  key += 'A';
-  key += static_cast<char>(dtype);
-  key += static_cast<char>(ndim);
-  key += static_cast<char>(contiguous);
+// The entries, written at `out`; they return their length.
+constexpr size_t kArrayKeyLength = 4, kScalarKeyLength = 3;
+inline size_t array_key(char* out, DType dtype, int ndim, bool contiguous) {
+  out[0] = 'A', out[1] = static_cast<char>(dtype), out[2] = static_cast<char>(ndim), out[3] = static_cast<char>(contiguous);
+  return kArrayKeyLength;
+}
+inline size_t scalar_key(char* out, DType dtype, bool weak) {
+  out[0] = 'S', out[1] = static_cast<char>(dtype), out[2] = static_cast<char>(weak);
+  return kScalarKeyLength;
 }
 
+inline void append_array_key(std::string& key, DType dtype, int ndim, bool contiguous) {
+  char entry[kArrayKeyLength];
+  key.append(entry, array_key(entry, dtype, ndim, contiguous));
+}
 inline void append_scalar_key(std::string& key, DType dtype, bool weak) {
-  key += 'S';
-  key += static_cast<char>(dtype);
-  key += static_cast<char>(weak);
+  char entry[kScalarKeyLength];
+  key.append(entry, scalar_key(entry, dtype, weak));
 }
 
 // The types a key stands for (the slow path: first call of a signature).

@@ -19,8 +19,10 @@ struct DeviceState {
 std::mutex devices_mutex;
 std::vector<std::unique_ptr<DeviceState>>* devices = nullptr;  // never freed: used by late destructors
 
-thread_local int thread_device = 0;
-thread_local int thread_active_device = -1;  // whose primary context this thread has made current
+// Read at every launch. The initial-exec model makes that a plain load instead of a call to __tls_get_addr
+// (the module is dlopen'd); the few bytes fit the static TLS that the loader keeps for such modules.
+[[gnu::tls_model("initial-exec")]] thread_local int thread_device = 0;
+[[gnu::tls_model("initial-exec")]] thread_local int thread_active_device = -1;  // whose primary context this thread has made current
 
 void check_ordinal(int ordinal) {
   int count = device_count();

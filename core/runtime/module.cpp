@@ -1,6 +1,7 @@
 #include "runtime/module.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "runtime/device.hpp"
@@ -168,17 +169,18 @@ int Kernel::max_active_blocks_per_multiprocessor(int block_size, size_t shared_b
   return blocks;
 }
 
-void LaunchArgs::begin(const ParamLayout& layout) {
-  layout_ = &layout;
-  count_ = 0;
-  size_ = 0;
+uint64_t new_param_layout_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void LaunchArgs::point_into_buffer() {
   pointers_.clear();
-  if (layout.known && !layout.params.empty()) {
-    const KernelParam& last = layout.params.back();
-    size_t total = last.offset + last.size;
-    if (buffer_.size() < total) buffer_.resize(total);
-    for (const KernelParam& p : layout.params) pointers_.push_back(buffer_.data() + p.offset);
-  }
+  pointers_for_ = layout_->id;
+  if (!layout_->known || layout_->params.empty()) return;
+  const KernelParam& last = layout_->params.back();
+  buffer_.resize(std::max(buffer_.size(), last.offset + last.size));  // the buffer only grows here
+  for (const KernelParam& p : layout_->params) pointers_.push_back(buffer_.data() + p.offset);
 }
 
 size_t LaunchArgs::next_size() const {
@@ -190,7 +192,7 @@ namespace {
 std::string arguments(size_t n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); }
 }  // namespace
 
-void LaunchArgs::add(const void* value, size_t size, size_t align, const char* what) {
+unsigned char* LaunchArgs::checked_slot(size_t size, size_t align, const char* what) {
   size_t offset;
   const std::string& name = layout_->kernel_name;
   if (layout_->known) {
@@ -206,9 +208,9 @@ void LaunchArgs::add(const void* value, size_t size, size_t align, const char* w
     offset = (size_ + align - 1) / align * align;
     if (buffer_.size() < offset + size) buffer_.resize(std::max<size_t>(offset + size, 2 * buffer_.size()));
   }
-  std::memcpy(buffer_.data() + offset, value, size);
   size_ = std::max(size_, offset + size);
   ++count_;
+  return buffer_.data() + offset;
 }
 
 void LaunchArgs::finish() const {

@@ -1,6 +1,7 @@
 // Loaded code (CUBIN or PTX) and its kernels; packing launch arguments and launching.
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,10 +42,14 @@ struct KernelParam {
 };
 
 // A kernel's parameters as the compiled code declares them (known on drivers with CUDA 12.4+).
+uint64_t new_param_layout_id();  // 1, 2, 3, ...: never reused within a process
+
 struct ParamLayout {
   std::string kernel_name;
   bool known = false;
   std::vector<KernelParam> params;
+  // Unique in the process: LaunchArgs keeps its parameter pointers while it launches with the same layout.
+  uint64_t id = new_param_layout_id();
 };
 
 struct KernelAttributes {
@@ -82,12 +87,28 @@ class Kernel {
 // against the declared parameter size when the layout is known.
 class LaunchArgs {
  public:
-  void begin(const ParamLayout& layout);
+  void begin(const ParamLayout& layout) {
+    layout_ = &layout;
+    count_ = 0;
+    size_ = 0;
+    if (layout.id != pointers_for_) point_into_buffer();
+  }
   // Size of the parameter the next argument fills; 0 when the layout is unknown or all are filled.
   size_t next_size() const;
   size_t count() const { return count_; }
   // `what` describes the argument for error messages (e.g. "numpy.float64").
-  void add(const void* value, size_t size, size_t align, const char* what);
+  void add(const void* value, size_t size, size_t align, const char* what) {
+    std::memcpy(slot(size, align, what), value, size);
+  }
+  // Where the next argument's `size` bytes go, for callers that write them in place.
+  unsigned char* slot(size_t size, size_t align, const char* what) {
+    const auto& params = layout_->params;
+    if (!layout_->known || count_ >= params.size() || params[count_].size != size)
+      return checked_slot(size, align, what);
+    const KernelParam& p = params[count_++];  // the launch path: inline, so a pointer is one move
+    size_ = p.offset + size > size_ ? p.offset + size : size_;
+    return buffer_.data() + p.offset;
+  }
   void finish() const;  // checks that every parameter got an argument
   const void* data() const { return buffer_.data(); }
   size_t size() const { return size_; }
@@ -96,11 +117,15 @@ class LaunchArgs {
   void** param_pointers() { return layout_->known ? pointers_.data() : nullptr; }
 
  private:
+  void point_into_buffer();
+  unsigned char* checked_slot(size_t size, size_t align, const char* what);
+
   const ParamLayout* layout_ = nullptr;
   size_t count_ = 0;
   size_t size_ = 0;
   std::vector<unsigned char> buffer_;
   std::vector<void*> pointers_;
+  uint64_t pointers_for_ = 0;  // the layout id pointers_ was made for
 };
 
 }  // namespace jiasu

@@ -1,9 +1,13 @@
 // A stand-in for libcuda.so.1 with one pretend GPU whose "device memory" is host memory and whose
 // launches do nothing. Loaded through JIASU_LIBCUDA, it lets measure.py time what jiasu itself spends on a
 // launch (argument classification, signature lookup, packing) on any machine, with no driver cost mixed in.
+// Kernels' parameter layouts are read from the CUBIN as a real driver does, so launches take the same path.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -56,7 +60,62 @@ CUresult copy_async(uint64_t dst, uint64_t src, size_t bytes, void*) { return co
 CUresult memset8(uint64_t dst, unsigned char v, size_t n, void*) { std::memset(reinterpret_cast<void*>(dst), v, n); return kSuccess; }
 CUresult pointer_attribute(void*, int, uint64_t) { return kInvalidValue; }  // plain host memory, as for NumPy
 CUresult func_attribute(int* v, int which, void*) { *v = which == 0 ? 1024 : which == 8 ? 48 * 1024 : 0; return kSuccess; }
-CUresult get_function(void** f, void*, const char*) { *f = dummy_object; return kSuccess; }
+// A loaded module: each kernel's parameters (offset, size) from the CUBIN's .nv.info.<kernel> sections, whose
+// EIATTR_KPARAM_INFO records (attribute 0x17) give each parameter's ordinal, offset and size.
+struct Param { size_t offset, size; };
+using Module = std::map<std::string, std::vector<Param>>;
+
+void read_kernel_params(const unsigned char* elf, Module& module) {
+  if (std::memcmp(elf, "\x7f" "ELF", 4) != 0) return;  // PTX: layouts stay unknown
+  auto u16 = [&](size_t at) { uint16_t v; std::memcpy(&v, elf + at, 2); return v; };
+  auto u32 = [&](size_t at) { uint32_t v; std::memcpy(&v, elf + at, 4); return v; };
+  auto u64 = [&](size_t at) { uint64_t v; std::memcpy(&v, elf + at, 8); return v; };
+  const uint64_t headers = u64(0x28);
+  const unsigned entry = u16(0x3a), count = u16(0x3c), names = u16(0x3e);
+  const uint64_t name_table = u64(headers + names * entry + 0x18);
+  for (unsigned i = 0; i < count; ++i) {
+    const uint64_t h = headers + i * entry;
+    const std::string name = reinterpret_cast<const char*>(elf + name_table + u32(h));
+    if (name.rfind(".nv.info.", 0) != 0) continue;
+    std::vector<Param>& params = module[name.substr(9)];
+    for (uint64_t at = u64(h + 0x18), end = at + u64(h + 0x20); at < end;) {
+      const unsigned format = elf[at], attribute = elf[at + 1];
+      if (format != 4) {  // fixed-size records: no payload, 1-byte or 2-byte value
+        at += format == 3 ? 4 : format == 2 ? 3 : 2;
+        continue;
+      }
+      const unsigned size = u16(at + 2);
+      if (attribute == 0x17) {
+        const unsigned ordinal = u16(at + 8), offset = u16(at + 10), bytes = (u32(at + 12) >> 18) & 0x3fff;
+        if (params.size() <= ordinal) params.resize(ordinal + 1);
+        params[ordinal] = {offset, bytes};
+      }
+      at += 4 + size;
+    }
+  }
+}
+
+CUresult load_module(void** module, const void* image) {
+  auto* m = new Module();
+  read_kernel_params(static_cast<const unsigned char*>(image), *m);
+  *module = m;
+  return kSuccess;
+}
+CUresult unload_module(void* module) { delete static_cast<Module*>(module); return kSuccess; }
+CUresult get_function(void** f, void* module, const char* name) {
+  auto& m = *static_cast<Module*>(module);
+  auto it = m.find(name);
+  if (it == m.end()) it = m.emplace(name, std::vector<Param>()).first;  // PTX: known by name only
+  *f = &it->second;
+  return kSuccess;
+}
+CUresult param_info(void* f, size_t index, size_t* offset, size_t* size) {
+  const auto& params = *static_cast<std::vector<Param>*>(f);
+  if (index >= params.size()) return kInvalidValue;
+  *offset = params[index].offset;
+  *size = params[index].size;
+  return kSuccess;
+}
 CUresult occupancy(int* blocks, void*, int, size_t) { *blocks = 2; return kSuccess; }
 CUresult elapsed(float* ms, void*, void*) { *ms = 0.001f; return kSuccess; }
 
@@ -76,13 +135,12 @@ const Entry kTable[] = {
     FN(cuMemcpyHtoDAsync, copy_async), FN(cuMemcpyDtoHAsync, copy_async), FN(cuMemcpyDtoDAsync, copy_async),
     FN(cuMemsetD8Async, memset8), FN(cuPointerGetAttribute, pointer_attribute),
     FN(cuStreamCreateWithPriority, handle_out), FN(cuEventCreate, handle_out), FN(cuEventElapsedTime, elapsed),
-    FN(cuModuleLoadData, handle_out), FN(cuModuleGetFunction, get_function), FN(cuFuncGetAttribute, func_attribute),
+    FN(cuModuleLoadData, load_module), FN(cuModuleUnload, unload_module), FN(cuModuleGetFunction, get_function),
+    FN(cuFuncGetParamInfo, param_info), FN(cuFuncGetAttribute, func_attribute),
     FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, occupancy),
 };
-// Functions of CUDA 12.3+ this driver pretends not to have: kernels' parameter layouts are unknown, so
-// launches pack their arguments by natural alignment (the packed-buffer form of cuLaunchKernel).
-const char* const kMissing[] = {"cuFuncGetParamInfo", "cuModuleGetFunctionCount", "cuModuleEnumerateFunctions",
-                                "cuFuncGetName"};
+// Functions of CUDA 12.4+ this driver does not have: jiasu then falls back as on an older driver.
+const char* const kMissing[] = {"cuModuleGetFunctionCount", "cuModuleEnumerateFunctions", "cuFuncGetName"};
 
 }  // namespace
 

@@ -311,6 +311,43 @@ def test_signatures_compile_lazily_and_once(rng):
 
 
 @jiasu.kernel
+def scale_shift(x, out, a, b):
+    i = jiasu.grid(1)
+    if i < out.size:
+        out[i] = x[i] * a + b
+
+
+def test_signature_changes_between_launches_pick_the_right_kernel(rng):
+    """A launch with the last launch's signature skips the signature lookup; every change of dtype, layout,
+    scalar kind or argument count must still reach the kernel compiled for it."""
+    n = 4099
+    x32 = rand_float(rng, 2 * n, np.float32, -2, 2)
+    x64 = rand_float(rng, n, np.float64, -2, 2)
+    d32, d64 = jiasu.asarray(x32), jiasu.asarray(x64)
+    strided = d32[::2]  # the same dtype and ndim, not contiguous
+    cases = [  # (x, host x, out dtype, a, b)
+        (d32[:n], x32[:n], np.float32, 3, 1),
+        (d32[:n], x32[:n], np.float32, 3, 1),          # the same signature again
+        (d32[:n], x32[:n], np.float32, 0.5, 1),        # a float where an int was
+        (d64, x64, np.float64, 0.5, 1),                 # another dtype
+        (strided, x32[::2], np.float32, 0.5, 1),        # the same dtype, strided
+        (d32[:n], x32[:n], np.float32, True, -2),       # a bool scalar
+        (d32[:n], x32[:n], np.float32, 2, 2 ** 40),     # an int64 value
+        (d64, x64, np.float64, -1, 0.25),
+        (d32[:n], x32[:n], np.float32, 3, 1),
+    ]
+    for x, hx, dtype, a, b in cases * 2:
+        out = poisoned(n, dtype)
+        scale_shift[blocks_for(n, 128), 128](x, out, a, b)
+        tolerance = 1e-6 if dtype == np.float32 else 1e-14
+        assert_rel(out, hx.astype(np.float64) * float(a) + float(b), tolerance, f"{dtype.__name__} a={a!r} b={b!r}")
+    with pytest.raises(jiasu.CompileError, match="4 parameters but is called with 3"):  # the full path explains
+        scale_shift[blocks_for(n, 128), 128](d32[:n], poisoned(n, np.float32), 3)
+    with pytest.raises(jiasu.InvalidArrayError):  # a CPU array where a GPU one was
+        scale_shift[blocks_for(n, 128), 128](jiasu.asarray(x32[:n], device="cpu"), poisoned(n, np.float32), 3, 1)
+
+
+@jiasu.kernel
 def commented_probe(x, out):
     i = jiasu.grid(1)
     if i < x.size:
