@@ -1,6 +1,7 @@
 """Python kernels side by side: jiasu @kernel, Numba-CUDA @cuda.jit and CuPy (cupyx.jit), same jobs, one run.
 
-  launch          µs per launch of the seed kernel on 1000 elements (launch overhead)
+  launch          µs per launch of the seed kernel on 1000 elements (launch overhead), each contender called
+                  through a lambda; bench/launch.py times the launch alone against a C++ loop in one process
   seed_numpy      the seed kernel on 1e6 float32 NumPy arrays (copies in and out included), ms per call
   seed_device     the seed kernel on 1e6 float32 device arrays, µs per call (launches back to back)
   big             the seed kernel on 2^28 float32 device arrays, GB/s (12 bytes per element, CUDA events)
