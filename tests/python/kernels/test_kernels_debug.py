@@ -54,6 +54,13 @@ def raises_index_error(call):
     return str(excinfo.value)
 
 
+@pytest.fixture
+def cpu_only(backend):
+    if backend != "cpu":
+        pytest.skip("debug checks run on the CPU backend")
+    return backend
+
+
 def test_in_bounds_debug_kernels_give_right_results(rng):
     x = rng.random(100, dtype=np.float32)
     out = poisoned(90, np.float32)
@@ -72,9 +79,7 @@ def test_negative_indices_in_range_are_fine(rng):
     assert_same(out, x)
 
 
-def test_read_past_the_end(backend, rng):
-    if backend != "cpu":
-        pytest.skip("debug checks run on the CPU backend")
+def test_read_past_the_end(cpu_only, rng):
     x = rng.random(8, dtype=np.float32)
     out = np.zeros(8, np.float32)
     message = raises_index_error(lambda: shifted_copy[1, 8](x, out, 1))
@@ -86,38 +91,30 @@ def test_read_past_the_end(backend, rng):
     np.testing.assert_array_equal(out[:7], x[1:])  # the threads in bounds did their work
 
 
-def test_negative_index_below_minus_size(backend, rng):
-    if backend != "cpu":
-        pytest.skip("debug checks run on the CPU backend")
+def test_negative_index_below_minus_size(cpu_only, rng):
     x = rng.random(8, dtype=np.float32)
     message = raises_index_error(lambda: shifted_copy[1, 8](x, np.zeros(8, np.float32), -9))
     assert "index -9 is out of bounds for axis 0 with size 8" in message
     assert "thread (0, 0, 0)" in message
 
 
-def test_two_dimensional_index_names_its_axis(backend, rng):
-    if backend != "cpu":
-        pytest.skip("debug checks run on the CPU backend")
+def test_two_dimensional_index_names_its_axis(cpu_only, rng):
     a = rng.random((3, 5))
     message = raises_index_error(lambda: transpose[(1, 1), (8, 8)](a, np.zeros((5, 5))))
     assert "index 3 is out of bounds for axis 0 with size 3: a[3, 0] of shape (3, 5)" in message
     assert f":{line_of('out[i, j] = a[j, i]')}:" in message
 
 
-def test_write_out_of_bounds_is_caught_before_it_happens(backend):
-    if backend != "cpu":
-        pytest.skip("debug checks run on the CPU backend")
-    out = np.zeros(4, np.float32)
-    guard = np.zeros(4, np.float32)  # a neighbour the stray write must not reach
+def test_write_out_of_bounds_is_caught_before_it_happens(cpu_only):
+    memory = np.zeros(8, np.float32)
+    out, guard = memory[:4], memory[4:]  # guard: the neighbour a stray write to out[4] would reach
     index = np.array([0, 1, 2, 4], np.int64)
     message = raises_index_error(lambda: scatter[1, 4](index, np.ones(4, np.float32), out))
     assert "out[4] of shape (4,)" in message and "scatter" in message
     assert guard.sum() == 0
 
 
-def test_atomic_index_is_checked(backend):
-    if backend != "cpu":
-        pytest.skip("debug checks run on the CPU backend")
+def test_atomic_index_is_checked(cpu_only):
     bins = np.zeros(4, np.int32)
     message = raises_index_error(lambda: count_into[2, 64](bins, np.arange(100, dtype=np.int64) % 5))
     assert "bins[4] of shape (4,)" in message
