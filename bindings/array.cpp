@@ -21,6 +21,15 @@ int device_of_pointer(cu::CUdeviceptr ptr) {
   return device >= 0 ? device : current_device();
 }
 
+// A view of someone else's memory: `ptr` is element [0, ...] of `layout`; the allocation adopted is the span
+// the view touches, kept alive by `owner`.
+Array adopt_view(DType dtype, Layout layout, cu::CUdeviceptr ptr, int device, std::shared_ptr<void> owner) {
+  int64_t begin = layout.span_begin();
+  auto memory = adopt_device_memory(ptr + begin, layout.span_end() - begin, device, std::move(owner));
+  layout.offset -= begin;
+  return Array(dtype, std::move(layout), std::move(memory));
+}
+
 Array from_cuda_array_interface(nb::handle obj) {
   nb::dict cai = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
   DType dtype = dtype_from_typestr(nb::cast<std::string>(cai["typestr"]));
@@ -41,10 +50,7 @@ Array from_cuda_array_interface(nb::handle obj) {
     if (s != 1 && s != 2)
       cu::check(cu::driver().cuStreamSynchronize(reinterpret_cast<cu::CUstream>(s)), "cuStreamSynchronize");
   }
-  int64_t begin = layout.span_begin();
-  auto memory = adopt_device_memory(ptr + begin, layout.span_end() - begin, device_of_pointer(ptr), keep_alive(obj));
-  layout.offset -= begin;
-  return Array(dtype, layout, memory);
+  return adopt_view(dtype, std::move(layout), ptr, device_of_pointer(ptr), keep_alive(obj));
 }
 
 // With allow_host, host memory (kDLCPU) becomes an array of the CPU device.
@@ -74,10 +80,7 @@ Array from_dlpack_object(nb::handle obj, bool allow_host = false) {
     nb::gil_scoped_acquire gil;
     holder.reset();
   });
-  int64_t begin = layout.span_begin();
-  auto memory = adopt_device_memory(ptr + begin, layout.span_end() - begin, device, std::move(release));
-  layout.offset -= begin;
-  return Array(dtype, layout, memory);
+  return adopt_view(dtype, std::move(layout), ptr, device, std::move(release));
 }
 
 // NumPy's protocol, for arrays in host memory: np.asarray(a) is then a view of a CPU array.
@@ -286,21 +289,22 @@ Array device_array_from(nb::handle obj) {
 
 // A NumPy dtype object's jiasu dtype, cached by identity (NumPy's built-in dtypes are singletons).
 DType numpy_array_dtype(nb::handle dtype) {
-  static std::vector<std::pair<nb::object, DType>> known;  // strong references keep the identities valid
-  for (auto& [object, value] : known)
+  // Strong references keep the identities valid. Leaked: destroyed at exit, they would be released after
+  // Python has finalized.
+  static auto* known = new std::vector<std::pair<nb::object, DType>>();
+  for (auto& [object, value] : *known)
     if (object.is(dtype)) return value;
   if (!nb::cast<bool>(dtype.attr("isnative")))
     throw BadArgument("byte-swapped NumPy arrays (dtype " + nb::cast<std::string>(nb::str(dtype)) +
                       ") are not supported; use .astype(x.dtype.newbyteorder('='))");
   DType value = dtype_from_object(dtype);
-  if (known.size() < 64) known.emplace_back(nb::borrow(dtype), value);
+  if (known->size() < 64) known->emplace_back(nb::borrow(dtype), value);
   return value;
 }
 
-Array host_array_from(nb::handle obj, bool& read_only, bool hold) {
+Array host_array_from(nb::handle obj, bool& read_only) {
   read_only = false;
-  // A launch's views need no keep-alive: its argument tuple holds the arrays for as long as they are used.
-  auto owner = [&]() { return hold ? keep_alive(obj) : std::shared_ptr<void>(); };
+  // No owner: a launch's argument tuple holds the arrays for as long as their views are used.
   if (numpy_ndarray_type() && PyObject_TypeCheck(obj.ptr(), numpy_ndarray_type())) {
     // NumPy's own fields through the buffer protocol: no Python objects are made on this path.
     Py_buffer view;
@@ -312,10 +316,7 @@ Array host_array_from(nb::handle obj, bool& read_only, bool hold) {
       if (!ai["strides"].is_none()) layout.strides = shape_from(ai["strides"]);
       read_only = nb::cast<bool>(nb::tuple(ai["data"])[1]);
       auto ptr = static_cast<cu::CUdeviceptr>(nb::cast<uintptr_t>(nb::tuple(ai["data"])[0]));
-      int64_t begin = layout.span_begin();
-      auto memory = adopt_device_memory(ptr + begin, layout.span_end() - begin, kCpuDevice, owner());
-      layout.offset -= begin;
-      return Array(dtype, layout, memory);
+      return adopt_view(dtype, std::move(layout), ptr, kCpuDevice, nullptr);
     }
     Layout layout;
     layout.itemsize = view.itemsize;
@@ -324,10 +325,7 @@ Array host_array_from(nb::handle obj, bool& read_only, bool hold) {
     read_only = view.readonly;
     auto ptr = reinterpret_cast<cu::CUdeviceptr>(view.buf);
     PyBuffer_Release(&view);
-    int64_t begin = layout.span_begin();
-    auto memory = adopt_device_memory(ptr + begin, layout.span_end() - begin, kCpuDevice, owner());
-    layout.offset -= begin;
-    return Array(dtype, layout, memory);
+    return adopt_view(dtype, std::move(layout), ptr, kCpuDevice, nullptr);
   }
   if (nb::hasattr(obj, "__dlpack_device__") && nb::hasattr(obj, "__dlpack__") &&
       nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]) == kDLCPU)
@@ -341,10 +339,8 @@ void bind_array(nb::module_& m) {
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     return Array::empty(shape_from(shape), dtype_from_object(dtype), device_from(device));
   }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device").none() = nb::none());
-  m.def("host_array", [](nb::handle obj) {
-    bool read_only;
-    return host_array_from(obj, read_only, true);
-  }, nb::arg("obj"), "A zero-copy CPU-device jiasu.Array over a NumPy array (or DLPack producer in host memory).");
+  m.def("is_device_object", &is_device_object, nb::arg("obj"),
+        "True for a jiasu GPU array or an object in GPU memory (__cuda_array_interface__, or DLPack on CUDA).");
   m.def("as_device_array", &device_array_from, nb::arg("obj"),
         "A zero-copy jiasu.Array over any object with __dlpack__ or __cuda_array_interface__.");
   m.def("from_dlpack", [](nb::handle obj) {

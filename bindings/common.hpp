@@ -47,7 +47,6 @@ PyObject* numpy_generic();
 PyTypeObject* numpy_ndarray_type();
 Dim3 dim3_from(nb::handle value, const char* what);
 nb::dict attributes(const Kernel& kernel);
-void require_gpu();  // throws the precise reason when no GPU is usable
 
 // Per-thread working storage of one launch, reused from launch to launch. A launch that starts while
 // another is still classifying its arguments (Python code run by an argument's protocol or a warning
@@ -88,9 +87,9 @@ cu::CUstream stream_handle(nb::handle stream);
 // __cuda_array_interface__ producer), keeping `obj` alive; throws BadArgument for anything else.
 Array device_array_from(nb::handle obj);
 // A CPU-device jiasu Array viewing a host array in place (NumPy, or a DLPack producer in host memory);
-// read_only is set for a NumPy array that may not be written; hold keeps obj alive while the view lives.
-// Throws BadArgument for anything else.
-Array host_array_from(nb::handle obj, bool& read_only, bool hold = false);
+// read_only is set for a NumPy array that may not be written. The view does not keep obj alive (a launch's
+// arguments do). Throws BadArgument for anything else.
+Array host_array_from(nb::handle obj, bool& read_only);
 // A GPU array or an object in GPU memory (by DLPack or the CUDA Array Interface).
 bool is_device_object(nb::handle obj);
 

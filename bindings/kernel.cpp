@@ -44,7 +44,9 @@ fe::GlobalValue global_from(nb::handle description, PyObject* held) {
     g.dtype = dtype_from_name(nb::cast<std::string>(t[1]));
   } else if (kind == "function") {
     g.kind = fe::GlobalValue::Function;
-    if (PyList_Append(held, t[1].ptr()) != 0) throw nb::python_error();
+    // Once each: every specialisation's compile asks for its callees again.
+    int held_already = PySequence_Contains(held, t[1].ptr());
+    if (held_already < 0 || (!held_already && PyList_Append(held, t[1].ptr()) != 0)) throw nb::python_error();
     g.function = function_source(t[1], held);
   } else if (kind == "unsupported") {
     g.kind = fe::GlobalValue::Unsupported;
@@ -87,7 +89,6 @@ DType numpy_scalar_dtype(nb::handle value) {
 // the bytes of a scalar.
 struct Argument {
   const Array* array = nullptr;
-  bool contiguous = false;  // of the array: chooses ArrayC or ArrayA
   unsigned char bytes[8] = {};
   size_t size = 0;
   bool read_only = false;  // a NumPy array used in place that may not be written
@@ -194,7 +195,8 @@ void append_type_key(std::string& key, nb::handle value, size_t index, const std
 struct LaunchConfig {
   nb::object owner;  // the KernelFunction
   Dim3 grid, block;
-  nb::object stream;
+  nb::object stream;              // None, a jiasu.Stream or an address, held for cuda_stream's sake
+  cu::CUstream cuda_stream = nullptr;  // resolved once, when the configuration is made
   size_t shared_bytes = 0;
   int64_t forall = -1;  // k.forall(n): grid and block picked at launch from the occupancy API
 };
@@ -217,7 +219,7 @@ class KernelFunction {
     if (device == kAnyDevice) device = launch_device(args, n);
     if (device == kCpuDevice) return launch_host(config, args, n);
     if (launch_as_last(config, args, n, device)) return;
-    require_gpu();
+    require_gpu("CUDA kernels need a GPU, and none is visible");
     ScratchLease<Scratch> scratch;
     scratch->arguments.resize(n);  // filled in place: copying them costs more than classifying
     for (Py_ssize_t i = 0; i < n; ++i) classify(args[i], i, *scratch.operator->(), device, scratch->arguments[i]);
@@ -229,7 +231,7 @@ class KernelFunction {
     packed.begin(compiled.param_layout());
     for (const Argument& a : scratch->arguments) {
       if (a.array) {
-        pack_array(packed, *a.array, a.contiguous);
+        pack_array(packed, *a.array);
       } else {
         packed.add(a.bytes, a.size, a.size, "a scalar");
       }
@@ -241,8 +243,8 @@ class KernelFunction {
 
     if (scratch->staged.empty()) return;
     // Staged arrays are copied back and freed on the legacy stream: let the kernel's stream finish first.
-    if (cu::CUstream stream = stream_handle(config.stream))
-      cu::check(cu::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
+    if (config.cuda_stream)
+      cu::check(cu::driver().cuStreamSynchronize(config.cuda_stream), "cuStreamSynchronize");
     for (const Staged& s : scratch->staged)
       if (spec.written()[s.param]) copy_back(s);
   }
@@ -286,7 +288,7 @@ class KernelFunction {
       for (size_t k = 0; k < length; ++k)  // 3 or 4 bytes: a loop, not a call to memcmp
         if (entry[k] != *expected++) return false;
       if (array)
-        pack_array(packed, *array, array->c_contiguous());
+        pack_array(packed, *array);
       else
         packed.add(number.bytes, number.size, number.size, "a scalar");
     }
@@ -298,7 +300,7 @@ class KernelFunction {
   static void run(const LaunchConfig& config, Kernel& compiled, LaunchArgs& packed) {
     Dim3 grid = config.grid, block = config.block;
     if (config.forall >= 0) pick_forall(compiled, config.forall, config.shared_bytes, grid, block);
-    compiled.launch(grid, block, packed, config.shared_bytes, stream_handle(config.stream));
+    compiled.launch(grid, block, packed, config.shared_bytes, config.cuda_stream);
   }
 
   // A NumPy argument that may not be written, where the kernel writes.
@@ -339,7 +341,7 @@ class KernelFunction {
     for (size_t i = 0; i < scratch->arguments.size(); ++i) {
       const Argument& a = scratch->arguments[i];
       if (a.array)
-        array_bytes(*a.array, a.contiguous, slots[i].bytes);
+        array_bytes(*a.array, slots[i].bytes);
       else
         std::memcpy(slots[i].bytes, a.bytes, a.size);
       params.push_back(slots[i].bytes);
@@ -386,8 +388,7 @@ class KernelFunction {
     }
     const Array& array = *a.array;
     if (array.ndim() > 8) throw BadArgument("kernel arrays have at most 8 dimensions");
-    a.contiguous = array.c_contiguous();
-    append_array_key(scratch.key, array.dtype(), static_cast<int>(array.ndim()), a.contiguous);
+    append_array_key(scratch.key, array.dtype(), static_cast<int>(array.ndim()), array.c_contiguous());
   }
 
   void classify(nb::handle value, size_t index, Scratch& scratch, int device, Argument& a) {
@@ -422,8 +423,7 @@ class KernelFunction {
                                   std::to_string(array.device()) + " but the kernel runs on device " +
                                   std::to_string(device));
     if (array.ndim() > 8) throw BadArgument("kernel arrays have at most 8 dimensions");
-    a.contiguous = array.c_contiguous();
-    append_array_key(key, array.dtype(), static_cast<int>(array.ndim()), a.contiguous);
+    append_array_key(key, array.dtype(), static_cast<int>(array.ndim()), array.c_contiguous());
   }
 
   // A NumPy argument of a GPU launch: a device copy of it (of a C-contiguous copy of it when it is not).
@@ -482,35 +482,30 @@ class KernelFunction {
     if (!s.contiguous.is(s.original)) numpy().attr("copyto")(s.original, s.contiguous);
   }
 
-  // jiasu::ArrayC<T, N> {data, shape[N]} or jiasu::ArrayA<T, N> {data, shape[N], strides[N]}: its size.
-  static size_t array_bytes(const Array& array, bool contiguous, unsigned char* bytes) {
+  // The parameter an array is passed as: jiasu::ArrayC<T, N> {data, shape[N]} when C-contiguous, else
+  // jiasu::ArrayA<T, N> {data, shape[N], strides[N]}.
+  static void array_bytes(const Array& array, unsigned char* bytes) {
     size_t n = static_cast<size_t>(array.ndim());
     cu::CUdeviceptr ptr = array.data();
     std::memcpy(bytes, &ptr, 8);
     for (size_t d = 0; d < n; ++d) std::memcpy(bytes + 8 + 8 * d, &array.shape()[d], 8);  // n <= 8: no call
-    if (!contiguous)
+    if (!array.c_contiguous())
       for (size_t d = 0; d < n; ++d) std::memcpy(bytes + 8 + 8 * (n + d), &array.strides()[d], 8);
-    return packed_array_size(array, contiguous);
   }
 
-  static size_t packed_array_size(const Array& array, bool contiguous) {
-    return 8 + (contiguous ? 8 : 16) * static_cast<size_t>(array.ndim());
+  static size_t array_param_size(const Array& array) {
+    return 8 + (array.c_contiguous() ? 8 : 16) * static_cast<size_t>(array.ndim());
   }
 
-  static void pack_array(LaunchArgs& packed, const Array& array, bool contiguous) {
-    array_bytes(array, contiguous, packed.slot(packed_array_size(array, contiguous), 8, "an array"));
+  static void pack_array(LaunchArgs& packed, const Array& array) {
+    array_bytes(array, packed.slot(array_param_size(array), 8, "an array"));
   }
 
   // The block size with the most resident threads per multiprocessor, and enough blocks to cover n.
-  static void pick_forall(const Kernel& kernel, int64_t n, size_t shared_bytes, Dim3& grid, Dim3& block) {
-    int best_size = 256, best_threads = 0;
-    for (int size = 1024; size >= 64; size /= 2) {
-      if (size > kernel.attributes().max_threads_per_block) continue;
-      int threads = kernel.max_active_blocks_per_multiprocessor(size, shared_bytes) * size;
-      if (threads > best_threads) best_threads = threads, best_size = size;
-    }
-    block = {static_cast<unsigned>(best_size), 1, 1};
-    int64_t blocks = std::max<int64_t>(1, (n + best_size - 1) / best_size);
+  static void pick_forall(Kernel& kernel, int64_t n, size_t shared_bytes, Dim3& grid, Dim3& block) {
+    const int size = kernel.occupancy_block_size(shared_bytes);
+    block = {static_cast<unsigned>(size), 1, 1};
+    int64_t blocks = std::max<int64_t>(1, (n + size - 1) / size);
     grid = {static_cast<unsigned>(std::min<int64_t>(blocks, INT_MAX)), 1, 1};
   }
 
@@ -553,7 +548,7 @@ LaunchConfig make_config(nb::handle self, nb::handle key) {
   c.grid = dim3_from(t[0], "blocks");
   c.block = dim3_from(t[1], "threads");
   if (t.size() > 2) {
-    stream_handle(t[2]);  // validates it now rather than at every launch
+    c.cuda_stream = stream_handle(t[2]);
     c.stream = nb::borrow(t[2]);
   }
   if (t.size() > 3) c.shared_bytes = nb::cast<size_t>(t[3]);
@@ -708,8 +703,8 @@ void bind_kernel(nb::module_& m) {
          "signature. NVRTC runs later, at the first launch or in inspect_ptx().")
       .def("forall", [](nb::handle self, int64_t n, nb::handle stream, size_t shared_bytes) {
         if (n < 0) throw BadValue("forall(n) needs n >= 0, not " + std::to_string(n));
-        stream_handle(stream);  // validates it now rather than at every launch
         LaunchConfig c;
+        c.cuda_stream = stream_handle(stream);
         c.owner = nb::borrow(self);
         c.stream = nb::borrow(stream);
         c.shared_bytes = shared_bytes;

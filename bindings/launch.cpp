@@ -86,13 +86,6 @@ nb::dict attributes(const Kernel& kernel) {
   return d;
 }
 
-void require_gpu() {
-  if (device_count() == 0) {
-    cu::driver();  // raises the precise reason (no driver, no device) when there is one
-    throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "CUDA kernels need a GPU, and none is visible");
-  }
-}
-
 namespace {
 
 // CUDA C++ (RawKernel, SourceModule) runs on GPUs only: not on a machine without one, nor on the CPU backend.

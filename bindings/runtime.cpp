@@ -78,7 +78,8 @@ int device_from(nb::handle device) {
     if (name == "cuda" || name == "gpu") return current_device();
     for (const char* prefix : {"cuda:", "gpu:"}) {
       std::string p = prefix;
-      if (name.compare(0, p.size(), p) == 0 && name.size() > p.size() &&
+      // At most 9 digits, so that the number fits an int (no GPU ordinal comes close).
+      if (name.compare(0, p.size(), p) == 0 && name.size() > p.size() && name.size() - p.size() <= 9 &&
           name.find_first_not_of("0123456789", p.size()) == std::string::npos)
         return std::stoi(name.substr(p.size()));
     }

@@ -11,19 +11,14 @@ namespace jiasu {
 namespace {
 
 constexpr int kUnset = -1;
+constexpr const char* kCudaBackendNeedsGpu =
+    "the CUDA backend needs a GPU, and none is visible (the CPU backend works without one)";
 std::atomic<int> chosen{kUnset};
-
-void require_gpu_for_cuda() {
-  if (device_count() > 0) return;
-  cu::driver();  // raises the precise reason (no driver, no device) when there is one
-  throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE",
-                  "the CUDA backend needs a GPU, and none is visible (the CPU backend works without one)");
-}
 
 Backend initial_backend() {
   if (const char* name = std::getenv("JIASU_BACKEND"); name && *name) {
     Backend b = backend_from_name(name);
-    if (b == Backend::Cuda) require_gpu_for_cuda();
+    if (b == Backend::Cuda) require_gpu(kCudaBackendNeedsGpu);
     return b;
   }
   return device_count() > 0 ? Backend::Cuda : Backend::Cpu;
@@ -42,7 +37,7 @@ Backend active_backend() {
 }
 
 void set_active_backend(Backend backend) {
-  if (backend == Backend::Cuda) require_gpu_for_cuda();
+  if (backend == Backend::Cuda) require_gpu(kCudaBackendNeedsGpu);
   chosen.store(static_cast<int>(backend), std::memory_order_relaxed);
 }
 

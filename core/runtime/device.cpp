@@ -104,6 +104,12 @@ const DeviceProperties& device_properties(int ordinal) {
   return s.properties;
 }
 
+void require_gpu(const char* message) {
+  if (device_count() > 0) return;
+  cu::driver();
+  throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", message);
+}
+
 int current_device() { return thread_device; }
 
 void set_current_device(int ordinal) {

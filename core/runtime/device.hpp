@@ -38,6 +38,8 @@ struct DeviceProperties {
 
 // 0 when there is no usable driver or GPU; never throws.
 int device_count();
+// Throws the driver's precise reason when it has one (no driver, no device), else CudaError(message).
+void require_gpu(const char* message);
 
 // Cached per device; throws CudaError(CUDA_ERROR_INVALID_DEVICE) for a bad ordinal.
 const DeviceProperties& device_properties(int ordinal);

@@ -169,6 +169,19 @@ int Kernel::max_active_blocks_per_multiprocessor(int block_size, size_t shared_b
   return blocks;
 }
 
+int Kernel::occupancy_block_size(size_t shared_bytes) {
+  const uint64_t answer = occupancy_answer_.load(std::memory_order_relaxed);
+  if (answer && answer / 2048 == shared_bytes) return static_cast<int>(answer % 2048);
+  int best_size = 256, best_threads = 0;
+  for (int size = 1024; size >= 64; size /= 2) {
+    if (size > attributes_.max_threads_per_block) continue;
+    int threads = max_active_blocks_per_multiprocessor(size, shared_bytes) * size;
+    if (threads > best_threads) best_threads = threads, best_size = size;
+  }
+  occupancy_answer_.store(shared_bytes * 2048 + best_size, std::memory_order_relaxed);
+  return best_size;
+}
+
 uint64_t new_param_layout_id() {
   static std::atomic<uint64_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);

@@ -1,6 +1,7 @@
 // Loaded code (CUBIN or PTX) and its kernels; packing launch arguments and launching.
 #pragma once
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -72,6 +73,9 @@ class Kernel {
   // Checks the configuration against the device and this kernel, then launches with the packed `args`.
   void launch(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   int max_active_blocks_per_multiprocessor(int block_size, size_t shared_bytes) const;
+  // The block size (a power of two from 64 to 1024) with the most resident threads per multiprocessor.
+  // Remembered for the last shared_bytes asked about: forall launches ask at every launch.
+  int occupancy_block_size(size_t shared_bytes);
 
  private:
   void check_config(Dim3 grid, Dim3 block, size_t shared_bytes);
@@ -81,6 +85,7 @@ class Kernel {
   ParamLayout layout_;
   KernelAttributes attributes_;
   size_t dynamic_shared_allowed_ = 48 * 1024;  // raised on demand, up to the device's opt-in limit
+  std::atomic<uint64_t> occupancy_answer_{0};    // shared_bytes * 2048 + block size; 0 before the first
 };
 
 // Packs the arguments of one launch into the kernel's parameter layout. Each argument is checked
