@@ -8,9 +8,10 @@ Jobs (float32, 256 threads a block):
 
 Contenders:
   jiasu      the @jiasu.kernel functions below, jiasu.set_backend("cpu"), on NumPy arrays (used in place)
-  C++        bench/cpu_reference.cpp, the same loop hand-written, built here with $CXX (else c++, g++, clang++)
-             -O2 -std=c++17 -shared -fPIC -pthread and called through ctypes, on the same number of OS threads
-             ($JIASU_CPU_THREADS, else os.cpu_count(), as jiasu), from a persistent pool as jiasu's; the anchor.
+  C++        bench/cpu_reference.cpp, the same loop hand-written, built here with jiasu's host compiler
+             ($JIASU_CXX, else c++, g++, clang++) -O2 -std=c++17 -shared -fPIC -pthread and called through ctypes,
+             on jiasu's number of OS threads ($JIASU_CPU_THREADS, else all cores), from a persistent pool as
+             jiasu's; the anchor.
              For the reduction it sums each block in the kernel's tree order (bit-identical partial sums);
   C++ seq    (reduction only) the same with a plain sequential float loop per block, for reference
   simulator  Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1), when numba is installed, in a subprocess and on
@@ -32,7 +33,6 @@ import gc
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -129,24 +129,11 @@ print(json.dumps({"seed": {"n": seed_n, "ms": seed_ms}, "reduce": {"n": reduce_n
 """
 
 
-def cpu_threads():
-    """The OS threads jiasu's CPU backend uses (core/cpu/host_kernel.cpp): $JIASU_CPU_THREADS, else all cores."""
-    text = os.environ.get("JIASU_CPU_THREADS", "")
-    return int(text) if text else max(1, os.cpu_count() or 1)
-
-
-def host_compiler():
-    for name in (os.environ.get("CXX"), "c++", "g++", "clang++"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    raise RuntimeError("no host C++ compiler ($CXX, c++, g++, clang++)")
-
-
-def build_reference():
+def build_reference(compiler):
     """Compiles bench/cpu_reference.cpp into build/bench/ and loads it; returns (library, seconds it took)."""
     target = os.path.join(REPO, "build", "bench", f"cpu_reference_{os.getpid()}.so")
     os.makedirs(os.path.dirname(target), exist_ok=True)
-    command = [host_compiler(), "-O2", "-std=c++17", "-shared", "-fPIC", "-pthread", "-o", target,
+    command = [compiler, "-O2", "-std=c++17", "-shared", "-fPIC", "-pthread", "-o", target,
                os.path.join(BENCH_DIR, "cpu_reference.cpp")]
     t = time.perf_counter()
     result = subprocess.run(command, capture_output=True, text=True)
@@ -239,8 +226,15 @@ def main():
         cache = tempfile.TemporaryDirectory(prefix="jiasu-bench-cpu-")
         os.environ["JIASU_CACHE_DIR"] = cache.name  # read on the first compile, which is below
     jiasu.set_backend("cpu")
-    threads = cpu_threads()
-    library, cpp_build_s = build_reference()
+    try:
+        compiler = jiasu._core.host_compiler()["path"]  # the one jiasu compiles its CPU kernels with
+    except jiasu.LibraryNotFoundError as error:
+        reason = f"no host C++ compiler ({first_line(error)})"
+        print(f"cpu.py: {reason}; nothing to measure.")
+        write_json(args.json, {"benchmark": "cpu", "skipped": reason, "env": env_info()})
+        return
+    threads = jiasu._core.cpu_threads()  # the OS threads of jiasu's CPU backend, given to the C++ too
+    library, cpp_build_s = build_reference(compiler)
     rng = np.random.default_rng(0)
 
     jobs = [(f"seed n={n}", "seed", n, seed_job(n, library, threads, rng))
