@@ -8,6 +8,8 @@ import pytest
 
 import jiasu
 
+from support import nvrtc_missing
+
 HAS_GPU = jiasu.is_available()
 # The gpu marker is skipped by the conftest when no GPU is present; the skipif keeps this file right
 # on its own too. The no-GPU expectations are the mirror image.
@@ -30,14 +32,6 @@ def doctor_json(env=None):
     result = jiasu_cli("doctor", "--json", env=env)
     assert result.returncode in (0, 1), result.stderr
     return result.returncode, json.loads(result.stdout)
-
-
-def nvrtc_present():
-    try:
-        jiasu._core.library_info("nvrtc")
-        return True
-    except jiasu.LibraryNotFoundError:
-        return False
 
 
 def test_no_command_prints_help_and_exits_2():
@@ -65,7 +59,7 @@ def test_doctor_json_has_every_section():
 
 
 def test_doctor_json_finds_nvrtc_with_version():
-    if not nvrtc_present():
+    if nvrtc_missing():
         pytest.skip("NVRTC is not installed here")
     _, facts = doctor_json()
     assert facts["nvrtc"]["found"] is True

@@ -2,8 +2,6 @@
 in place, and the errors of what it cannot do. Runs on every machine (no GPU needed)."""
 import contextlib
 import os
-import subprocess
-import sys
 import textwrap
 import warnings
 
@@ -12,19 +10,14 @@ import pytest
 
 import jiasu
 
+from support import run_python
+
 
 @jiasu.kernel
 def scale(x, out, factor):
     i = jiasu.grid(1)
     if i < out.size:
         out[i] = x[i] * factor
-
-
-def run_python(code, **env):
-    full = dict(os.environ, **env)
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                            env=full, timeout=300)
-    return result
 
 
 def test_backend_names(cpu_backend):

@@ -3,27 +3,14 @@ import json
 import os
 import pathlib
 import re
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
 import jiasu
 
+from support import run_python
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
-
-
-def run_python(code, **env_overrides):
-    """Runs `code` in a fresh interpreter; returns the CompletedProcess (text mode)."""
-    env = dict(os.environ)
-    for key, value in env_overrides.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
-                          text=True, timeout=120)
 
 
 def test_import_without_driver():

@@ -19,14 +19,8 @@ import pytest
 import jiasu
 
 import kernel_samples as samples
+from support import needs_nvrtc
 
-try:
-    jiasu._core.library_info("nvrtc")
-    NVRTC_ERROR = None
-except jiasu.LibraryNotFoundError as error:  # pragma: no cover - depends on the machine
-    NVRTC_ERROR = str(error)
-
-needs_nvrtc = pytest.mark.skipif(NVRTC_ERROR is not None, reason=f"NVRTC is not installed: {NVRTC_ERROR}")
 
 BF16 = ml_dtypes.bfloat16
 SAMPLES_FILE = os.path.abspath(samples.__file__)
@@ -34,10 +28,6 @@ SAMPLES_FILE = os.path.abspath(samples.__file__)
 
 def zeros(dtype, *shape):
     return np.zeros(shape or (4,), dtype)
-
-
-def c_array(dtype, ndim=1):
-    return f"array({np.dtype(dtype).name}, {ndim}d, C)"
 
 
 # name: (arguments, expected signature)

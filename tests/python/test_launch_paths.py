@@ -27,11 +27,9 @@ def fake_driver(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def nvrtc():
-    import jiasu
-    try:
-        jiasu._core.library_info("nvrtc")
-    except jiasu.LibraryNotFoundError as error:
-        pytest.skip(f"kernels are compiled with NVRTC, which is missing: {error}")
+    from support import nvrtc_missing
+    if reason := nvrtc_missing():
+        pytest.skip(f"kernels are compiled with NVRTC, which is missing: {reason}")
 
 
 def run_with_fake(fake_driver, tmp_path, body):
