@@ -24,6 +24,10 @@ namespace jiasu::emit::cuda {
 // The C++ name of a user identifier: a trailing '_' keeps it clear of C++ keywords (new, class, ...),
 // CUDA names and every name the emitter makes up (those never end in '_').
 inline std::string user_name(const std::string& name) { return name + "_"; }
+// A function's C++ name: its mangled name (a specialisation's), else its user name.
+inline std::string function_name(const fe::Function& fn) {
+  return fn.mangled_name.empty() ? user_name(fn.name) : fn.mangled_name;
+}
 
 // The structs that hold tuple values (only tuple variables need them): one per distinct item types.
 class TupleStructs {
@@ -44,9 +48,9 @@ struct Target {
   std::string function_prefix;      // before a device function's return type
   std::string context_param;        // a first parameter every function takes ("" for none)
   std::string context_arg;          // what every call passes for it
-  // The runtime spelling of a builtin (a function, or an expression for IndexValue builtins); ""
-  // where the target has none.
-  std::string (*spelling)(const fe::Builtin& builtin);
+  // The builtins.def column with the target's spelling of a builtin (a runtime function, or an expression
+  // for IndexValue builtins); "" where the target has none.
+  const char* fe::Builtin::*spelling;
   // jiasu.grid(n) (grid) or jiasu.gridsize(n) along one axis, as a long long.
   std::string (*grid_axis)(bool grid, int axis);
   // The declaration of a static shared array `element name[size]`: the block's own storage.
@@ -61,6 +65,20 @@ const Target& cuda_target();
 // The runtime header's host part (runtime_header_host.cpp): what the device part provides, for g++.
 const char* host_runtime_part();
 
+// The arguments of range(stop), range(start, stop) or range(start, stop, step); null where absent.
+struct RangeArgs {
+  const fe::Expr* start;
+  const fe::Expr& stop;
+  const fe::Expr* step;
+};
+inline RangeArgs range_args(const fe::Expr& call) {  // args[0] is the callee
+  const auto& a = call.args;
+  if (a.size() == 2) return {nullptr, *a[1], nullptr};
+  return {a[1].get(), *a[2], a.size() > 3 ? a[3].get() : nullptr};
+}
+
+inline const char* axis_name(size_t axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+
 // A value the emitter has in hand: C++ text of type `type`, or an expression not yet emitted (so a
 // literal can still be written directly in the type it meets).
 struct Value {
@@ -74,8 +92,7 @@ class FunctionEmitter {
   // check_indices: every array element access goes through jiasu::at_checked, which reports the first index
   // out of bounds with its place in the Python source (the host target's debug mode).
   FunctionEmitter(const Target& target, const fe::Function& fn, const fe::SourceText& source, TupleStructs& tuples,
-                  bool check_indices = false)
-      : target_(target), fn_(fn), source_(source), tuples_(tuples), check_indices_(check_indices) {}
+                  bool check_indices = false);
   std::string emit();  // the whole definition
   // The host target's kernel as one function per block: thread loops between barriers (host_regions.cpp).
   // Where thread_loops_apply(), prepare_thread_loops() says whether this kernel's controls allow it; then

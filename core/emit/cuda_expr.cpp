@@ -92,8 +92,6 @@ std::string number_literal(const Number& n, DType d) {
   return integer_literal(n.is_uint64 ? n.u : static_cast<uint64_t>(n.i), d);
 }
 
-const char* axis_name(size_t axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
-
 std::string join(const std::vector<std::string>& parts, const char* separator = ", ") {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
@@ -426,14 +424,12 @@ std::string FunctionEmitter::grid_axis(const Expr& call, int axis) {
 
 std::string FunctionEmitter::spelling(const Expr& e) {
   const fe::Builtin& b = fe::builtin(e.builtin);
-  std::string text = target_.spelling(b);
+  std::string text = b.*target_.spelling;
   if (text.empty()) fail(e.loc, std::string(b.path) + target_text());
   return text;
 }
 
 namespace {
-
-std::string cuda_spelling(const fe::Builtin& builtin) { return builtin.cuda; }
 
 std::string cuda_grid_axis(bool grid, int axis) {
   std::string a = axis_name(axis);
@@ -449,7 +445,7 @@ std::string cuda_shared_array(const std::string& element, const std::string& nam
 
 const Target& cuda_target() {
   static const Target target{"CUDA", "extern \"C\" __global__ void ", "", "__device__ ", "", "",
-                             cuda_spelling, cuda_grid_axis, cuda_shared_array,
+                             &fe::Builtin::cuda, cuda_grid_axis, cuda_shared_array,
                              "extern __shared__ __align__(16) unsigned char jiasu_dynamic_shared[];",
                              "jiasu_dynamic_shared"};
   return target;
@@ -480,12 +476,8 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
   const fe::Builtin& b = fe::builtin(e.builtin);
   auto arg = [&](size_t i) -> const Expr& { return *e.args.at(i + 1); };
   const size_t count = e.args.size() - 1;
-  // Rules the emitter writes itself need no runtime spelling.
-  const bool written_here = b.rule == BuiltinRule::Len || b.rule == BuiltinRule::CastInt64 ||
-                            b.rule == BuiltinRule::CastFloat64 || b.rule == BuiltinRule::CastBool ||
-                            b.rule == BuiltinRule::GridN || b.rule == BuiltinRule::Range ||
-                            b.rule == BuiltinRule::NewArray;
-  const std::string f = written_here ? std::string() : spelling(e);
+  // Builtins the emitter writes itself have no runtime spelling (builtins.def: "" in both columns).
+  const std::string f = *b.cuda ? spelling(e) : std::string();
   auto converted = [&](size_t i) { return expr_as(arg(i), e.type); };  // an argument in the call's type
   auto all_converted = [&] {
     std::vector<std::string> args;

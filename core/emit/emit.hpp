@@ -30,7 +30,9 @@ EmittedKernel emit_cuda(const fe::Program& program);
 EmittedKernel emit_host(const fe::Program& program, bool debug = false);
 
 // The runtime header both targets share: array views, Python semantics for //, %, **, casts,
-// the math and intrinsic functions named in builtins.def.
+// the math and intrinsic functions named in builtins.def. The host build's adds the host versions of the
+// GPU-only part (runtime_header_host.cpp).
 const std::string& cuda_runtime_header();
+const std::string& host_runtime_header();
 
 }  // namespace jiasu::emit

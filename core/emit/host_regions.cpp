@@ -9,6 +9,7 @@
 // through if/while/for statements whose conditions and bounds are block-uniform, with no warp operation
 // anywhere and no parameter assigned; a `break` or `continue` may not leave a region for a loop that holds
 // a barrier. Other kernels run as fibers.
+#include <algorithm>
 #include <set>
 
 #include "emit/cuda_emitter.hpp"
@@ -74,22 +75,21 @@ bool is_plain_barrier(const Stmt& s) {
   return s.kind == StmtKind::Expr && is_builtin_call(*s.value, fe::BuiltinId::SyncThreads);
 }
 
-// A break or continue of these statements that is not inside a loop of its own.
+// A break or continue in this statement that is not inside a loop of its own.
+bool leaves_loop(const Stmt& s);
 bool leaves_loop(const std::vector<fe::StmtPtr>& body) {
-  for (const fe::StmtPtr& s : body) {
-    if (s->kind == StmtKind::Break || s->kind == StmtKind::Continue) return true;
-    if (s->kind == StmtKind::If && (leaves_loop(s->body) || leaves_loop(s->orelse))) return true;
-  }
-  return false;
+  return std::any_of(body.begin(), body.end(), [](const fe::StmtPtr& s) { return leaves_loop(*s); });
+}
+bool leaves_loop(const Stmt& s) {
+  if (s.kind == StmtKind::Break || s.kind == StmtKind::Continue) return true;
+  return s.kind == StmtKind::If && (leaves_loop(s.body) || leaves_loop(s.orelse));
 }
 
 // Statements at block level: barriers, control statements holding barriers, and thread statements.
 bool block_level_ok(const std::vector<fe::StmtPtr>& body, bool in_loop) {
   for (const fe::StmtPtr& s : body) {
     if (!has_barrier(*s)) {
-      if (in_loop && (s->kind == StmtKind::Break || s->kind == StmtKind::Continue)) return false;
-      if (in_loop && s->kind == StmtKind::If && leaves_loop(s->body)) return false;
-      if (in_loop && s->kind == StmtKind::If && leaves_loop(s->orelse)) return false;
+      if (in_loop && leaves_loop(*s)) return false;
       continue;
     }
     if (is_plain_barrier(*s)) continue;
@@ -287,7 +287,6 @@ bool FunctionEmitter::controls_uniform(const std::vector<fe::StmtPtr>& body) con
 }
 
 bool FunctionEmitter::prepare_thread_loops() {
-  find_new_arrays(fn_.body, new_arrays_);
   classify_variables();
   return controls_uniform(fn_.body);
 }
@@ -530,16 +529,15 @@ std::string FunctionEmitter::uniform(const Expr& test) {
 // for v in range(...) around barriers: the bounds from the first running thread; each pass sets every
 // thread's copy of v.
 void FunctionEmitter::uniform_for(const Stmt& s) {
-  const Expr& range = *s.value;
+  const RangeArgs range = range_args(*s.value);
   const Expr& variable = *s.targets[0];
   const std::string t = c_type(variable.type), v = user_name(variable.name);
-  const size_t count = range.args.size() - 1;
   const std::string start = temp("start"), stop = temp("stop"), step = temp("step"), next = temp("next");
   line(t + " " + start + " = 0, " + stop + " = 0, " + step + " = 1;");
   open_threads(true);
-  if (count > 1) line(start + " = " + expr_as(*range.args[1], variable.type) + ";");
-  line(stop + " = " + expr_as(*range.args[count == 1 ? 1 : 2], variable.type) + ";");
-  if (count == 3) line(step + " = " + expr_as(*range.args[3], variable.type) + ";");
+  if (range.start) line(start + " = " + expr_as(*range.start, variable.type) + ";");
+  line(stop + " = " + expr_as(range.stop, variable.type) + ";");
+  if (range.step) line(step + " = " + expr_as(*range.step, variable.type) + ";");
   line("break;");
   close_threads("");
   line("for (" + t + " " + next + " = " + start + "; " + step + " > 0 ? " + next + " < " + stop + " : " + step +

@@ -4,8 +4,12 @@
 
 namespace jiasu::emit {
 
-const std::string& cuda_runtime_header() {
-  static const std::string text = std::string(R"JIASU(// ---- jiasu runtime header -------------------------------------------------------------------
+namespace {
+
+// The header, without what sits between its device part and its end: the host part of runtime_header_host.cpp
+// goes there for the host build (as the #else of the device part), nothing for NVRTC, so edits to the host
+// part leave CUDA sources (and their cache keys) alone.
+const char* const kBeforeHostPart = R"JIASU(// ---- jiasu runtime header -------------------------------------------------------------------
 // What the kernel language means where C++ means something else. The arithmetic part compiles with any
 // C++17 compiler (it is the reference for the host backend and is unit-tested on the host); half types,
 // atomics, warp and bit intrinsics need the GPU and sit inside #ifdef __CUDACC__; its #else holds their
@@ -501,9 +505,9 @@ JIASU_FN unsigned long long brev(long long x) { return __brevll(unsigned_bits(x)
 JIASU_FN unsigned long long brev(unsigned long long x) { return __brevll(x); }
 
 }  // namespace jiasu
-#else
-)JIASU" + std::string(cuda::host_runtime_part()) + R"JIASU(
-#endif  // __CUDACC__
+)JIASU";
+
+const char* const kAfterHostPart = R"JIASU(#endif  // __CUDACC__
 
 namespace jiasu {
 // ---- Math on the half types: computed in float, rounded back
@@ -532,7 +536,18 @@ JIASU_FN __nv_bfloat16 fma_(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
 #undef JIASU_ATOMIC_NATIVE
 #undef JIASU_FN
 // ---- end of the jiasu runtime header ------------------------------------------------------------
-)JIASU");
+)JIASU";
+
+}  // namespace
+
+const std::string& cuda_runtime_header() {
+  static const std::string text = std::string(kBeforeHostPart) + kAfterHostPart;
+  return text;
+}
+
+const std::string& host_runtime_header() {
+  static const std::string text = std::string(kBeforeHostPart) + "#else\n" + cuda::host_runtime_part() + "\n" +
+                                  kAfterHostPart;
   return text;
 }
 

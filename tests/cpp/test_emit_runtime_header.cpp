@@ -113,7 +113,7 @@ TEST(EmitRuntimeHeader, PythonSemanticsOnTheHost) {
 
   fs::path dir = fs::temp_directory_path() / ("jiasu_header_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "jiasu_runtime.h") << emit::cuda_runtime_header();
+  std::ofstream(dir / "jiasu_runtime.h") << emit::host_runtime_header();
   std::ofstream(dir / "checks.cpp") << "#include \"jiasu_runtime.h\"\n" << kHostChecks;
   std::string build = cxx + " -std=c++17 -Wall -Wextra -Werror -O1 -o " + (dir / "checks").string() + " " +
                       (dir / "checks.cpp").string() + " > " + (dir / "build.log").string() + " 2>&1";
