@@ -351,19 +351,8 @@ class KernelFunction {
       block = {256, 1, 1};
       grid = {static_cast<unsigned>(std::clamp<int64_t>((config.forall + 255) / 256, 1, INT_MAX)), 1, 1};
     }
-    check_host_config(block);
     nb::gil_scoped_release unlocked;  // the arrays stay alive: the caller holds them
     spec.host_kernel().launch(grid, block, params.data(), config.shared_bytes);
-  }
-
-  // The limits of CUDA devices hold on the CPU too, so that what runs here runs on a GPU.
-  static void check_host_config(Dim3 block) {
-    unsigned long long threads = 1ull * block.x * block.y * block.z;
-    if (threads > 1024 || block.z > 64)
-      throw LaunchError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
-                        "block (" + std::to_string(block.x) + ", " + std::to_string(block.y) + ", " +
-                            std::to_string(block.z) + ") exceeds the limit of CUDA GPUs (1024 threads, z <= 64), "
-                            "which the CPU backend keeps too");
   }
 
   void classify_host(PyObject* o, size_t index, Scratch& scratch, Argument& a) {

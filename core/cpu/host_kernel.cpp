@@ -1,16 +1,10 @@
 #include "cpu/host_kernel.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdlib>
-#include <exception>
-#include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -18,22 +12,10 @@
 #include "emit/emit.hpp"
 #include "program/source_module.hpp"
 #include "support/error.hpp"
+#include "support/host_abi.hpp"
+#include "support/work_pool.hpp"
 
 namespace jiasu {
-
-// The layouts the emitted entry point reads (the host runtime header's jiasu::HostLaunch and HostError):
-// the library reports a failure (a deadlock, no memory for fiber stacks, ...) in *error and returns.
-struct HostError {
-  int failed;
-  char message[512];
-};
-struct HostLaunch {
-  long long grid[3], block[3];
-  long long block_begin, block_end;
-  long long shared_bytes;
-  HostError* error;
-  void* (*fiber_stacks)(long long count, long long bytes);
-};
 
 namespace {
 
@@ -78,99 +60,16 @@ int configured_thread_count() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// A fixed set of worker threads, created on first use, sleeping on a condition variable between jobs.
-// One job at a time: run() holds launch_mutex_ from start to end.
-class ThreadPool {
- public:
-  explicit ThreadPool(int threads) : threads_(threads) {
-    workers_.reserve(static_cast<size_t>(threads - 1));
-    for (int i = 0; i + 1 < threads; ++i) workers_.emplace_back([this] { work(); });
-  }
-  // Never destroyed (see instance()): the workers sleep until the process exits.
-
-  static ThreadPool& instance() {
-    static ThreadPool* pool = new ThreadPool(configured_thread_count());
-    return *pool;
-  }
-
-  int threads() const { return threads_; }
-
-  // Calls task(i) for every i in [0, tasks), on up to min(tasks, threads()) threads, the calling one
-  // among them; returns when all are done, rethrowing the first exception a task threw.
-  void run(long long tasks, const std::function<void(long long)>& task) {
-    if (tasks <= 0) return;
-    Job job;
-    job.task = &task;
-    job.tasks = tasks;
-    const int helpers = static_cast<int>(std::min<long long>(tasks, threads_) - 1);
-    std::lock_guard<std::mutex> launch(launch_mutex_);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &job;
-      helpers_wanted_ = helpers;
-      ++generation_;
-    }
-    if (helpers > 0) wake_.notify_all();
-    job.work();
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      job_ = nullptr;  // workers not yet awake stay out of it
-      helpers_wanted_ = 0;
-      done_.wait(lock, [this] { return active_ == 0; });
-    }
-    if (job.error) std::rethrow_exception(job.error);
-  }
-
- private:
-  struct Job {
-    const std::function<void(long long)>* task = nullptr;
-    long long tasks = 0;
-    std::atomic<long long> next{0};
-    std::mutex error_mutex;
-    std::exception_ptr error;
-
-    void work() {
-      for (long long i; (i = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) {
-        try {
-          (*task)(i);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(error_mutex);
-          if (!error) error = std::current_exception();
-        }
-      }
-    }
-  };
-
-  void work() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    unsigned long long seen = generation_;
-    for (;;) {
-      wake_.wait(lock, [&] { return job_ != nullptr && generation_ != seen && helpers_wanted_ > 0; });
-      seen = generation_;
-      --helpers_wanted_;
-      Job* job = job_;
-      ++active_;
-      lock.unlock();
-      job->work();
-      lock.lock();
-      if (--active_ == 0) done_.notify_all();
-    }
-  }
-
-  const int threads_;
-  std::vector<std::thread> workers_;
-  std::mutex launch_mutex_;  // one job at a time
-  std::mutex mutex_;         // guards the fields below
-  std::condition_variable wake_, done_;
-  Job* job_ = nullptr;
-  unsigned long long generation_ = 0;
-  int helpers_wanted_ = 0;
-  int active_ = 0;
-};
+// The pool of OS threads that run blocks: created on first use and never destroyed (its workers sleep
+// until the process exits).
+WorkPool& block_pool() {
+  static WorkPool* pool = new WorkPool(static_cast<unsigned>(configured_thread_count()));
+  return *pool;
+}
 
 }  // namespace
 
-int host_thread_count() { return ThreadPool::instance().threads(); }
+int host_thread_count() { return static_cast<int>(block_pool().threads()); }
 
 HostKernel::HostKernel(std::shared_ptr<HostLibrary> library, const std::string& entry_name)
     : library_(std::move(library)), entry_name_(entry_name) {
@@ -179,6 +78,13 @@ HostKernel::HostKernel(std::shared_ptr<HostLibrary> library, const std::string& 
 }
 
 void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t shared_bytes) const {
+  // The emitted thread loops keep per-thread arrays of 1024 entries; each dimension is bounded before
+  // the product, which then cannot wrap.
+  if (block.x > 1024 || block.y > 1024 || block.z > 64 || 1ull * block.x * block.y * block.z > 1024)
+    throw LaunchError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                      "block (" + std::to_string(block.x) + ", " + std::to_string(block.y) + ", " +
+                          std::to_string(block.z) + ") exceeds the limit of CUDA GPUs (1024 threads, z <= 64), "
+                          "which the CPU backend keeps too");
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
     throw BadValue("grid dimensions must be at least 1, got (" + std::to_string(grid.x) + ", " +
                    std::to_string(grid.y) + ", " + std::to_string(grid.z) + ")");
@@ -196,10 +102,11 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
     base.block_end = 1;
     entry_(&base, params);
   } else {
-    ThreadPool& pool = ThreadPool::instance();
+    WorkPool& pool = block_pool();
     const long long ranges = std::min<long long>(blocks, pool.threads());
     const Entry entry = entry_;
-    pool.run(ranges, [&](long long r) {
+    pool.run(static_cast<size_t>(ranges), [&](size_t range) {
+      const long long r = static_cast<long long>(range);
       HostLaunch launch = base;
       launch.block_begin = blocks * r / ranges;
       launch.block_end = blocks * (r + 1) / ranges;

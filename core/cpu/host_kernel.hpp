@@ -30,8 +30,9 @@ class HostKernel {
   // there are blocks), run on the pool's workers and the calling thread. Each OS thread runs one block
   // at a time, so shared arrays (per OS thread) are each block's own. params[i] points at parameter i,
   // packed as emit_host() describes; shared_bytes is each block's dynamic shared memory.
-  // Throws BadValue when a grid or block dimension is 0. Launches from several threads are serialised
-  // on the pool (a launch of a single block runs on the calling thread alone).
+  // Throws LaunchError (CUDA_ERROR_INVALID_VALUE) for a block a CUDA GPU refuses (over 1024 threads, or
+  // z over 64), and BadValue when a grid or block dimension is 0. Launches from several threads are
+  // serialised on the pool (a launch the calling thread runs alone, e.g. of a single block, is not).
   // Throws LaunchError (CUDA_ERROR_LAUNCH_FAILED, "kernel NAME (CPU): deadlock in block ...", "... out of
   // memory ...") when the library reports a failure: the first of the launch; blocks not yet started
   // when it happened were skipped.

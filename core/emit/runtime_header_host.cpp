@@ -3,6 +3,7 @@
 // builtins), plus the structs of the host entry point that emit_host() writes. The block scheduler
 // (fibers, barriers, warp operations, HostBlocks) follows it, from runtime_header_fibers.cpp.
 #include "emit/cuda_emitter.hpp"
+#include "support/host_abi.hpp"
 
 namespace jiasu::emit::cuda {
 
@@ -172,17 +173,7 @@ inline unsigned long long brev(unsigned long long x) { return reverse_bits(x, 64
 // them per launch costs more than running a small block): fiber_stacks(count, bytes) gives count slots of
 // bytes each, the first page of each a guard page, valid until the entry point returns; null when out of
 // memory. When fiber_stacks is null, the entry point maps its own.
-struct HostError {
-  int failed;
-  char message[512];
-};
-struct HostLaunch {
-  long long grid[3], block[3];
-  long long block_begin, block_end;
-  long long shared_bytes;
-  HostError* error;
-  void* (*fiber_stacks)(long long count, long long bytes);
-};
+)JIASU" JIASU_HOST_ABI_SOURCE R"JIASU(
 struct HostDim3 { long long x, y, z; };
 // What one thread of the kernel sees: every emitted function takes it first.
 struct HostThread { HostDim3 threadIdx, blockIdx, blockDim, gridDim; };

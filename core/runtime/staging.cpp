@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <limits>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "support/error.hpp"
@@ -134,83 +136,15 @@ const Config& config() {
 
 // ---- Parallel host memcpy ----
 
-MemcpyPool::MemcpyPool(unsigned lanes) : lanes_(std::max(lanes, 1u)) {
-  threads_.reserve(lanes_ - 1);
-  for (unsigned i = 1; i < lanes_; ++i) {
-    try {
-      threads_.emplace_back([this] { worker(); });
-    } catch (const std::exception&) {
-      break;  // no more threads to be had: copy with the ones that started
-    }
-  }
-  lanes_ = static_cast<unsigned>(threads_.size()) + 1;
-}
-
-MemcpyPool::~MemcpyPool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  work_cv_.notify_all();
-  for (std::thread& t : threads_) t.join();
-}
-
-size_t MemcpyPool::run_slices(const Job& job) {
-  size_t copied = 0;
-  for (;;) {
-    size_t i = next_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= job.slices) return copied;
-    size_t offset = i * job.slice;
-    std::memcpy(job.dst + offset, job.src + offset, std::min(job.slice, job.bytes - offset));
-    ++copied;
-  }
-}
-
 void MemcpyPool::copy(void* dst, const void* src, size_t bytes) {
   if (bytes == 0) return;
-  size_t slice = slice_size_for(bytes, lanes_);
-  size_t slices = ceil_div(bytes, slice);
-  if (lanes_ == 1 || slices <= 1) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  std::lock_guard<std::mutex> job_lock(job_mutex_);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    job_ = Job{static_cast<char*>(dst), static_cast<const char*>(src), bytes, slice, slices};
-    next_.store(0, std::memory_order_relaxed);
-    completed_ = 0;
-    open_ = true;
-    ++generation_;
-  }
-  size_t helpers = std::min<size_t>(slices - 1, threads_.size());
-  if (helpers == threads_.size())
-    work_cv_.notify_all();
-  else
-    for (size_t i = 0; i < helpers; ++i) work_cv_.notify_one();
-  size_t copied = run_slices(job_);  // job_ changes only under job_mutex_, which this thread holds
-  std::unique_lock<std::mutex> lock(mutex_);
-  open_ = false;  // every slice is claimed: a worker waking now has nothing to join
-  completed_ += copied;
-  done_cv_.wait(lock, [&] { return completed_ == slices && active_ == 0; });
-}
-
-void MemcpyPool::worker() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  uint64_t seen = 0;
-  for (;;) {
-    work_cv_.wait(lock, [&] { return stop_ || (open_ && generation_ != seen); });
-    if (stop_) return;
-    seen = generation_;
-    Job job = job_;
-    ++active_;  // the caller waits for this to drop back before it returns or starts another job
-    lock.unlock();
-    size_t copied = run_slices(job);
-    lock.lock();
-    completed_ += copied;
-    --active_;
-    if (active_ == 0 && completed_ == job.slices) done_cv_.notify_one();
-  }
+  const size_t slice = slice_size_for(bytes, lanes());
+  char* const to = static_cast<char*>(dst);
+  const char* const from = static_cast<const char*>(src);
+  workers_.run(ceil_div(bytes, slice), [&](size_t i) {
+    const size_t offset = i * slice;
+    std::memcpy(to + offset, from + offset, std::min(slice, bytes - offset));
+  });
 }
 
 MemcpyPool& memcpy_pool() {

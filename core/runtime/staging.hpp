@@ -20,15 +20,12 @@
 // Sizes take an optional K, M or G suffix (powers of 1024).
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
+#include <algorithm>
 #include <cstddef>
-#include <cstdint>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "runtime/driver.hpp"
+#include "support/work_pool.hpp"
 
 namespace jiasu::staging {
 
@@ -93,45 +90,19 @@ const Config& config();
 
 // ---- Parallel host memcpy ----
 
-// A fixed set of threads copying one buffer in slices (slice_size_for) claimed from a shared counter; the
-// calling thread takes slices too, so `lanes` threads copy and lanes - 1 are started. Sleeping threads
-// wait on a condition variable (no spinning). Any number of threads may call copy(); one copy runs at a
-// time, the others wait for it.
+// Copies one buffer in slices (slice_size_for) on a WorkPool of `lanes` threads, the calling one included,
+// so lanes - 1 are started (fewer when the system refuses more). Any number of threads may call copy();
+// one copy of several slices runs at a time, the others wait for it (a single slice is copied at once).
 class MemcpyPool {
  public:
-  explicit MemcpyPool(unsigned lanes);
-  ~MemcpyPool();
-  MemcpyPool(const MemcpyPool&) = delete;
-  MemcpyPool& operator=(const MemcpyPool&) = delete;
+  explicit MemcpyPool(unsigned lanes) : workers_(std::max(lanes, 1u)) {}
 
-  unsigned lanes() const { return lanes_; }
+  unsigned lanes() const { return workers_.threads(); }
   // memcpy(dst, src, bytes), the ranges not overlapping; returns when every byte is copied.
   void copy(void* dst, const void* src, size_t bytes);
 
  private:
-  struct Job {
-    char* dst = nullptr;
-    const char* src = nullptr;
-    size_t bytes = 0;
-    size_t slice = 0;
-    size_t slices = 0;
-  };
-  size_t run_slices(const Job& job);
-  void worker();
-
-  unsigned lanes_;
-  std::mutex job_mutex_;  // one copy at a time
-  std::mutex mutex_;      // everything below
-  std::condition_variable work_cv_;
-  std::condition_variable done_cv_;
-  Job job_;
-  std::atomic<size_t> next_{0};  // the next slice to claim
-  size_t completed_ = 0;         // slices copied
-  unsigned active_ = 0;          // workers inside the current job
-  uint64_t generation_ = 0;      // bumped for every job
-  bool open_ = false;            // workers may still join the current job
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
+  WorkPool workers_;
 };
 
 // The process-wide pool (config().threads lanes), started on first use and never stopped.
