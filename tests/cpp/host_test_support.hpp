@@ -1,24 +1,25 @@
 // Shared by the host-emitter tests: a Python kernel emitted as host C++, compiled with the system C++
-// compiler into a private shared library, loaded with dlopen and run on host arrays.
+// compiler (compile_host) into a private shared library, loaded and run on host arrays.
 #pragma once
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
+#include <iterator>
 #include <memory>
+#include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "frontend_test_support.hpp"
 #include "emit/emit.hpp"
+#include "support/error.hpp"
+#include "support/host_abi.hpp"
+#include "toolchain/host_compiler.hpp"
 
 namespace jiasu::host_test {
 
-namespace fs = std::filesystem;
 using fe::GlobalValue;
 using fe::Type;
 using testing::array;
@@ -29,23 +30,33 @@ using testing::module_value;
 using testing::python;
 using testing::scalar;
 
-// The layouts the entry point reads (as the runtime header declares them).
-struct LaunchError {
-  int failed;
-  char message[512];
-};
-struct Launch {
-  long long grid[3], block[3];
-  long long block_begin, block_end;
-  long long shared_bytes;
-  LaunchError* error;
-  void* (*fiber_stacks)(long long count, long long bytes);  // null here: the library maps its own
-};
+// The layouts the entry point reads, as the runtime header declares them (fiber_stacks null here: the
+// library maps its own).
+using LaunchError = jiasu::HostError;
+using Launch = jiasu::HostLaunch;
 template <typename T, int N> struct ArrayC { T* data; long long shape[N]; };
 template <typename T, int N> struct ArrayA { T* data; long long shape[N]; long long strides[N]; };
 
 template <typename T>
 inline ArrayC<T, 1> view(std::vector<T>& v) { return {v.data(), {static_cast<long long>(v.size())}}; }
+
+// The sums of x's consecutive chunks of width elements (the last one may be shorter).
+template <typename T>
+std::vector<T> chunk_sums(const std::vector<T>& x, long long width) {
+  std::vector<T> sums;
+  for (auto begin = x.begin(); begin != x.end();) {
+    const auto end = begin + std::min<long long>(width, x.end() - begin);
+    sums.push_back(std::accumulate(begin, end, T{}));
+    begin = end;
+  }
+  return sums;
+}
+
+// The whitespace-separated words of text, e.g. compiler options.
+inline std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
+}
 
 // A compiled and loaded host kernel.
 class HostKernel {
@@ -53,30 +64,15 @@ class HostKernel {
   using Entry = void (*)(const Launch*, void* const*);
   // flags: more compiler options (e.g. -DJIASU_HOST_UCONTEXT: fibers on ucontext, the other targets' way).
   HostKernel(const std::string& source, const std::string& entry_name, const std::string& flags = "") {
-    char pattern[] = "/tmp/jiasu_host_test_XXXXXX";
-    dir_ = mkdtemp(pattern);
-    const fs::path cpp = dir_ / "kernel.cpp", so = dir_ / "kernel.so";
-    std::ofstream(cpp) << source;
-    const char* cxx = std::getenv("CXX");
-    std::string command = std::string(cxx && *cxx ? cxx : "g++") + " -O2 -std=c++17 -shared -fPIC -Wall " + flags + " -o " +
-                          so.string() + " " + cpp.string() + " > " + (dir_ / "log").string() + " 2>&1";
-    if (std::system(command.c_str()) != 0) {
-      std::ifstream log(dir_ / "log");
-      ADD_FAILURE() << "host compile failed:\n" << std::string(std::istreambuf_iterator<char>(log), {}) << "\n" << source;
-      return;
+    HostCompileRequest request;
+    request.source = source;
+    request.options = words("-Wall " + flags);
+    try {
+      library_ = compile_host(request, nullptr);
+      entry_ = reinterpret_cast<Entry>(library_->symbol(entry_name));
+    } catch (const Error& e) {
+      ADD_FAILURE() << "building host kernel " << entry_name << " failed:\n" << e.what() << "\n" << source;
     }
-    handle_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle_) {
-      ADD_FAILURE() << dlerror();
-      return;
-    }
-    entry_ = reinterpret_cast<Entry>(dlsym(handle_, entry_name.c_str()));
-    EXPECT_NE(entry_, nullptr) << entry_name;
-  }
-  ~HostKernel() {
-    if (handle_) dlclose(handle_);
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
   }
   bool ok() const { return entry_ != nullptr; }
 
@@ -101,8 +97,7 @@ class HostKernel {
   }
 
  private:
-  fs::path dir_;
-  void* handle_ = nullptr;
+  std::shared_ptr<HostLibrary> library_;  // keeps entry_ loaded
   Entry entry_ = nullptr;
 };
 

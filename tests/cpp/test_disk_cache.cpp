@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -18,31 +17,15 @@ namespace jiasu {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::files_under;
 using testing::ScopedEnv;
 
 // A fresh directory per test, removed afterwards.
 class DiskCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "jiasu-cache-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
-  }
-
   // The layout documented in disk_cache.hpp: <dir>/<first 2 chars>/<key>.
   static fs::path entry_path(const DiskCache& cache, const std::string& key) {
     return fs::path(cache.dir()) / key.substr(0, 2) / key;
-  }
-
-  static std::vector<fs::path> all_files(const fs::path& dir) {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::recursive_directory_iterator(dir))
-      if (entry.is_regular_file()) files.push_back(entry.path());
-    return files;
   }
 
   static std::string read_file(const fs::path& path) {
@@ -54,7 +37,8 @@ class DiskCacheTest : public ::testing::Test {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   }
 
-  fs::path root_;
+  testing::TempDir temp_dir_;
+  const fs::path root_ = temp_dir_.path();
 };
 
 TEST(CacheKey, MatchesIndependentComputation) {
@@ -119,7 +103,7 @@ TEST_F(DiskCacheTest, AtomicWriteLeavesNoTempFiles) {
   DiskCache cache(root_.string());
   std::string key = cache_key({"atomic"});
   cache.store(key, "payload");
-  EXPECT_EQ(all_files(root_), std::vector<fs::path>{entry_path(cache, key)});
+  EXPECT_EQ(files_under(root_), std::vector<fs::path>{entry_path(cache, key)});
 }
 
 TEST_F(DiskCacheTest, ConcurrentWritersOfOneKey) {
@@ -137,7 +121,7 @@ TEST_F(DiskCacheTest, ConcurrentWritersOfOneKey) {
   std::optional<std::string> loaded = cache.load(key);
   ASSERT_TRUE(loaded);
   EXPECT_NE(std::find(payloads.begin(), payloads.end(), *loaded), payloads.end());
-  EXPECT_EQ(all_files(root_).size(), 1u);
+  EXPECT_EQ(files_under(root_).size(), 1u);
 }
 
 TEST_F(DiskCacheTest, TruncatedEntryIsDeleted) {

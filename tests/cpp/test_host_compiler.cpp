@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@ namespace jiasu {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::files_under;
 using testing::message_of;
 using testing::ScopedEnv;
 
@@ -32,23 +32,10 @@ class HostCompilerTest : public ::testing::Test {
     } catch (const LibraryNotFound& e) {
       GTEST_SKIP() << e.what();
     }
-    std::string pattern = (fs::temp_directory_path() / "jiasu-host-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    if (!root_.empty()) fs::remove_all(root_, ignored);
   }
 
-  static std::vector<fs::path> entries(const fs::path& dir) {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::recursive_directory_iterator(dir))
-      if (entry.is_regular_file()) files.push_back(entry.path());
-    return files;
-  }
-
-  fs::path root_;
+  testing::TempDir temp_dir_;
+  const fs::path root_ = temp_dir_.path();
 };
 
 TEST_F(HostCompilerTest, FindsACompilerWithAnIdentity) {
@@ -94,7 +81,7 @@ TEST_F(HostCompilerTest, SecondCompileIsACacheHitWithoutTheCompiler) {
   request.source = kAddSource;
   std::shared_ptr<HostLibrary> first = compile_host(request, &cache);
   EXPECT_FALSE(first->from_cache());
-  EXPECT_EQ(entries(root_).size(), 1u);
+  EXPECT_EQ(files_under(root_).size(), 1u);
 
   std::uint64_t runs = host_compiler_runs();
   std::shared_ptr<HostLibrary> second = compile_host(request, &cache);
@@ -107,7 +94,7 @@ TEST_F(HostCompilerTest, SecondCompileIsACacheHitWithoutTheCompiler) {
   request.options = {"-DUNUSED=1"};
   EXPECT_FALSE(compile_host(request, &cache)->from_cache());
   EXPECT_EQ(host_compiler_runs(), runs + 1);
-  EXPECT_EQ(entries(root_).size(), 2u);
+  EXPECT_EQ(files_under(root_).size(), 2u);
 }
 
 TEST_F(HostCompilerTest, CorruptEntryIsRebuiltNotLoaded) {
@@ -115,7 +102,7 @@ TEST_F(HostCompilerTest, CorruptEntryIsRebuiltNotLoaded) {
   HostCompileRequest request;
   request.source = kAddSource;
   compile_host(request, &cache);
-  std::vector<fs::path> files = entries(root_);
+  std::vector<fs::path> files = files_under(root_);
   ASSERT_EQ(files.size(), 1u);
   {
     // Flip a byte in the middle of the stored library.
@@ -147,7 +134,7 @@ TEST_F(HostCompilerTest, SyntaxErrorGivesDiagnosticsWithLineNumber) {
     // The private temporary folder is not shown.
     EXPECT_EQ(message.find("jiasu-host-"), std::string::npos) << message;
   }
-  EXPECT_TRUE(entries(root_).empty());  // nothing cached for a failure
+  EXPECT_TRUE(files_under(root_).empty());  // nothing cached for a failure
 }
 
 TEST_F(HostCompilerTest, BadNameIsRejected) {

@@ -49,16 +49,13 @@ TEST(EmitHost, WarpShuffleReductionThenBlockReduction) {
   for (long long i = 0; i < n; ++i) x[i] = (i * 7919) % 100003 - 50000;
   auto xv = view(x); auto wv = view(warps); auto ov = view(out);
   k->run({blocks}, {threads}, {&xv, &wv, &ov});
-  for (size_t w = 0; w < warps.size(); ++w) {
-    int64_t expected = 0;
-    for (long long i = w * 32; i < std::min<long long>(n, (w + 1) * 32); ++i) expected += x[i];
-    ASSERT_EQ(warps[w], expected) << w;
-  }
+  std::vector<int64_t> warp_sums = chunk_sums(x, 32);
+  warp_sums.resize(warps.size());  // the warps past the end of x sum nothing
+  for (size_t w = 0; w < warps.size(); ++w) ASSERT_EQ(warps[w], warp_sums[w]) << w;
+  const std::vector<int64_t> block_sums = chunk_sums(x, threads);
   int64_t total = 0;
   for (long long b = 0; b < blocks; ++b) {
-    int64_t expected = 0;
-    for (long long i = b * threads; i < std::min(n, (b + 1) * threads); ++i) expected += x[i];
-    EXPECT_EQ(out[b], expected) << b;
+    EXPECT_EQ(out[b], block_sums[b]) << b;
     total += out[b];
   }
   int64_t exact = 0;
@@ -153,7 +150,7 @@ TEST(EmitHost, BallotAnyAllWithAKnownPattern) {
   std::vector<uint32_t> ballots(n), low(n);
   std::vector<uint8_t> anys(n, 9), alls(n, 9), nones(n, 9);
   auto xv = view(x); auto bv = view(ballots); auto lv = view(low);
-  ArrayC<uint8_t, 1> av{anys.data(), {n}}, allv{alls.data(), {n}}, nv{nones.data(), {n}};
+  auto av = view(anys); auto allv = view(alls); auto nv = view(nones);
   k->run({2}, {64}, {&xv, &bv, &lv, &av, &allv, &nv});
   const uint32_t thirds = 0x49249249u;  // lanes 0, 3, ..., 30
   const uint32_t expected_ballot[4] = {thirds, 0xffffffffu, 0u, 1u << 17};
@@ -347,7 +344,7 @@ TEST(EmitHost, FibersOnUcontext) {
 // (after the reporting thread when threads run one after another; as fibers, when the reporting one
 // reaches its next barrier: no other fiber runs after that) and the blocks not yet started are skipped.
 TEST(EmitHost, ReportedFailuresStopTheBlocks) {
-  const std::string source = emit::cuda_runtime_header() + R"(
+  const std::string source = emit::host_runtime_header() + R"(
 extern "C" void reporting(const jiasu::HostLaunch* launch, void* const* params) {
   long long* ran = *static_cast<long long* const*>(params[0]);
   const bool fibers = *static_cast<const bool*>(params[1]);

@@ -6,25 +6,24 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
-#include "frontend_test_support.hpp"
 #include "cpu/host_kernel.hpp"
+#include "frontend_test_support.hpp"
+#include "host_test_support.hpp"
 #include "support/error.hpp"
 
 namespace jiasu {
 namespace {
 
-using fe::GlobalValue;
 using fe::Type;
-
+using host_test::chunk_sums;
+using host_test::view;
+using testing::array;
 using testing::python;
-
-// The packing the entry point reads for a contiguous 1-d array (jiasu::ArrayC<T, 1>).
-template <typename T> struct ArrayC1 { T* data; long long shape[1]; };
-template <typename T>
-ArrayC1<T> view(std::vector<T>& v) { return {v.data(), {static_cast<long long>(v.size())}}; }
+using testing::scalar;
 
 std::shared_ptr<HostKernel> build(const std::string& text, const std::vector<Type>& signature) {
   return compile_host_kernel(fe::check(python(text), signature));
@@ -38,7 +37,7 @@ const char* const kAdd =
     "        out[i] = x[i] + y[i]\n";
 
 std::vector<Type> add_signature() {
-  const Type f32 = Type::array(DType::Float32, 1, true);
+  const Type f32 = array(DType::Float32);
   return {f32, f32, f32};
 }
 
@@ -85,22 +84,18 @@ TEST(HostKernel, BlockReductionInSharedMemoryWithAnAtomicTotal) {
       "    if t == 0:\n"
       "        partial[jiasu.blockIdx.x] = buf[0]\n"
       "        jiasu.atomic.add(total, 0, buf[0])\n",
-      {Type::array(DType::Int64, 1, true), Type::array(DType::Int64, 1, true), Type::array(DType::Int64, 1, true)});
+      {array(DType::Int64), array(DType::Int64), array(DType::Int64)});
   const long long blocks = 500, n = blocks * 128 - 37;
   std::vector<int64_t> x(n), partial(blocks, -1), total = {0};
   for (long long i = 0; i < n; ++i) x[i] = (i * 7919) % 100003 - 5000;
   auto xv = view(x); auto pv = view(partial); auto tv = view(total);
   void* params[] = {&xv, &pv, &tv};
+  const std::vector<int64_t> expected = chunk_sums(x, 128);
+  const int64_t expected_total = std::accumulate(expected.begin(), expected.end(), int64_t{0});
   for (int round = 0; round < 3; ++round) {  // shared memory holds the last block's values between launches
     total[0] = 0;
     k->launch({static_cast<unsigned>(blocks), 1, 1}, {128, 1, 1}, params, 0);
-    int64_t expected_total = 0;
-    for (long long b = 0; b < blocks; ++b) {
-      int64_t expected = 0;
-      for (long long i = b * 128; i < std::min(n, (b + 1) * 128); ++i) expected += x[i];
-      ASSERT_EQ(partial[b], expected) << b;
-      expected_total += expected;
-    }
+    for (long long b = 0; b < blocks; ++b) ASSERT_EQ(partial[b], expected[b]) << b;
     EXPECT_EQ(total[0], expected_total);
   }
 }
@@ -148,7 +143,7 @@ TEST(HostKernel, ManyBarriersInALoop) {
       "        v = v + s[(t + 1) % jiasu.blockDim.x] * (r % 3 - 1)\n"
       "        jiasu.syncthreads()\n"
       "    out[jiasu.grid(1)] = v\n",
-      {Type::array(DType::Int64, 1, true), Type::array(DType::Int64, 1, true), Type::scalar(DType::Int64)});
+      {array(DType::Int64), array(DType::Int64), scalar(DType::Int64)});
   const long long blocks = 300, threads = 256, rounds = 100;
   std::vector<int64_t> x(blocks * threads), out(x.size(), -1);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int64_t>((i * 7919) % 1009) - 500;
@@ -190,17 +185,16 @@ TEST(HostKernel, WarpShufflesOverThePool) {
       "    sums[i] = s\n"
       "    scans[i] = c\n"
       "    firsts[i] = jiasu.shfl_sync(0xffffffff, v, 0)\n",
-      {Type::array(DType::Int64, 1, true), Type::array(DType::Int64, 1, true), Type::array(DType::Int64, 1, true),
-       Type::array(DType::Int64, 1, true)});
+      {array(DType::Int64), array(DType::Int64), array(DType::Int64), array(DType::Int64)});
   const long long blocks = 200, per_block = 8 * 4 * 3;  // 96 threads: 3 full warps
   std::vector<int64_t> x(blocks * per_block), sums(x.size(), -1), scans(x.size(), -1), firsts(x.size(), -1);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int64_t>((i * 31) % 97) - 40;
   auto xv = view(x); auto sv = view(sums); auto cv = view(scans); auto fv = view(firsts);
   void* params[] = {&xv, &sv, &cv, &fv};
   k->launch({static_cast<unsigned>(blocks), 1, 1}, {8, 4, 3}, params, 0);
+  const std::vector<int64_t> warp_sums = chunk_sums(x, 32);
   for (size_t w = 0; w < x.size() / 32; ++w) {
-    int64_t sum = 0;
-    for (size_t l = 0; l < 32; ++l) sum += x[w * 32 + l];
+    const int64_t sum = warp_sums[w];
     int64_t prefix = 0;
     for (size_t l = 0; l < 32; ++l) {
       const size_t i = w * 32 + l;
@@ -223,7 +217,7 @@ const char* const kSplit =
     "    out[i] += 1\n";
 
 TEST(HostKernel, ADeadlockIsAnExceptionNotAnAbort) {
-  auto k = build(kSplit, {Type::array(DType::Int64, 1, true), Type::scalar(DType::Int64)});
+  auto k = build(kSplit, {array(DType::Int64), scalar(DType::Int64)});
   const long long blocks = 1000, threads = 64;
   std::vector<int64_t> out(blocks * threads, 0);
   auto ov = view(out);
@@ -267,8 +261,8 @@ TEST(HostKernel, DebugModeReportsTheFirstIndexOutOfBounds) {
       "    i = jiasu.grid(1)\n"
       "    if i < out.size:\n"
       "        out[i] = x[i + k]\n";
-  const Type f32 = Type::array(DType::Float32, 1, true);
-  const std::vector<Type> signature = {f32, f32, Type::scalar(DType::Int64)};
+  const Type f32 = array(DType::Float32);
+  const std::vector<Type> signature = {f32, f32, scalar(DType::Int64)};
   auto checked = compile_host_kernel(fe::check(python(shift), signature), true);
   std::vector<float> x(8), out(8, -1.0f);
   for (int i = 0; i < 8; ++i) x[i] = static_cast<float>(i);

@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -78,17 +77,15 @@ TEST(LibraryFinder, WheelRootsComeBeforeTheToolkit) {
   if (dir.empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
   std::string soname = fs::exists(dir + "/libnvrtc.so.13") ? "libnvrtc.so.13" : "libnvrtc.so.12";
 
-  std::string pattern = (fs::temp_directory_path() / "jiasu-wheel-test-XXXXXX").string();
-  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-  fs::path wheel_lib = fs::path(pattern) / "nvidia" / "cu13" / "lib";
+  testing::TempDir wheel_root;
+  fs::path wheel_lib = wheel_root.path() / "nvidia" / "cu13" / "lib";
   fs::create_directories(wheel_lib);
   fs::create_symlink(fs::canonical(dir + "/" + soname), wheel_lib / soname);
 
   ScopedEnv env("JIASU_NVRTC", nullptr);
-  set_wheel_roots({pattern});
+  set_wheel_roots({wheel_root.path().string()});
   FoundLibrary found = find_library(nvrtc_like_spec());
   set_wheel_roots({});
-  fs::remove_all(pattern);
   EXPECT_EQ(found.source, "pip wheel");
 }
 

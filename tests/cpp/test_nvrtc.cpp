@@ -1,9 +1,6 @@
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -14,8 +11,6 @@
 
 namespace jiasu {
 namespace {
-
-namespace fs = std::filesystem;
 
 class NvrtcTest : public ::testing::Test {
  protected:
@@ -123,9 +118,8 @@ extern "C" __global__ void k(int* x) { *x = twice(*x); }
 }
 
 TEST_F(NvrtcTest, SecondCompileComesFromTheCache) {
-  std::string dir = (fs::temp_directory_path() / "jiasu-nvrtc-cache-XXXXXX").string();
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  DiskCache cache(dir);
+  testing::TempDir dir;
+  DiskCache cache(dir.path().string());
 
   CudaCompileRequest request = request_for(kVectorAdd);
   CompiledCode first = compile_cuda(request, &cache);
@@ -140,8 +134,6 @@ TEST_F(NvrtcTest, SecondCompileComesFromTheCache) {
   request.options.clear();
   request.kind = CodeKind::Ptx;
   EXPECT_FALSE(compile_cuda(request, &cache).from_cache);
-
-  fs::remove_all(dir);
 }
 
 TEST_F(NvrtcTest, UnsupportedArchThrowsBadValue) {
