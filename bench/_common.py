@@ -59,6 +59,15 @@ def env_info():
     return info
 
 
+def import_numba_cuda():
+    """numba.cuda, under NumPy 2.5 too (numba still refers to np.row_stack, which NumPy removed)."""
+    import numpy as np
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
+    from numba import cuda
+    return cuda
+
+
 def write_json(path, data):
     if not path:
         return

@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import env_info, first_line, import_jiasu_or_skip, median, write_json  # noqa: E402
+from _common import env_info, first_line, import_jiasu_or_skip, import_numba_cuda, median, write_json  # noqa: E402
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -55,8 +55,7 @@ def contenders(n, jiasu, np):
         return (lambda: add[blocks, 256](*args)), jiasu.synchronize, args
     found["jiasu"] = jiasu_make
     try:
-        np.row_stack = np.vstack  # numba-cuda under NumPy 2.5
-        from numba import cuda
+        cuda = import_numba_cuda()
 
         @cuda.jit
         def numba_add(x, y, out):

@@ -36,14 +36,9 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import env_info, first_line, import_jiasu_or_skip, median, write_json  # noqa: E402
+from _common import env_info, first_line, import_jiasu_or_skip, import_numba_cuda, median, write_json  # noqa: E402
 
-SOURCE = r"""
-extern "C" __global__ void add(const float* x, const float* y, float* out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = x[i] + y[i];
-}
-"""
+from seed_kernels import ADD_CUDA_SOURCE as SOURCE  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOAL_RATIO = 1.1
 ISSUE_FIGURES_US = {"cpp": 3.60, "cupy": 5.31, "numba": 73.4}  # H200, recorded in the issue
@@ -81,7 +76,6 @@ def setup_jiasu(n, grid, block, use_np_int32=False):
 def setup_jiasu_kernel(n, grid, block):
     """The same job written as a Python kernel (@jiasu.kernel)."""
     import jiasu
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from seed_kernels import add_n
     hx, hy, expected = host_inputs(n)
     x, y = jiasu.asarray(hx), jiasu.asarray(hy)
@@ -120,10 +114,8 @@ def setup_cupy(n, grid, block):
 
 def setup_numba(n, grid, block):
     os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")  # 4 blocks is deliberately tiny
-    if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack  # removed in NumPy 2.5, still referenced by numba
     try:
-        from numba import cuda
+        cuda = import_numba_cuda()
     except ImportError as error:
         raise NotAvailable(f"not installed ({first_line(error)})") from None
     try:

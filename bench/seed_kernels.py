@@ -1,5 +1,13 @@
-"""The seed article's kernel as a jiasu kernel (the front end reads source, so it lives in a file)."""
+"""The seed article's kernel as a jiasu kernel (the front end reads source, so it lives in a file), and as
+CUDA C++ for the RawKernel and C++ contenders."""
 import jiasu
+
+ADD_CUDA_SOURCE = r"""
+extern "C" __global__ void add(const float* x, const float* y, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] + y[i];
+}
+"""
 
 
 @jiasu.kernel

@@ -17,12 +17,7 @@ import numpy as np
 import jiasu
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
-from seed_kernels import add_n  # noqa: E402
-
-SOURCE = r'''extern "C" __global__ void add(const float* x, const float* y, float* out, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = x[i] + y[i];
-}'''
+from seed_kernels import ADD_CUDA_SOURCE as SOURCE, add_n  # noqa: E402
 
 
 def per_launch_ns(loop, count=200_000, reps=7):
