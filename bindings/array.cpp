@@ -339,8 +339,6 @@ void bind_array(nb::module_& m) {
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     return Array::empty(shape_from(shape), dtype_from_object(dtype), device_from(device));
   }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device").none() = nb::none());
-  m.def("is_device_object", &is_device_object, nb::arg("obj"),
-        "True for a jiasu GPU array or an object in GPU memory (__cuda_array_interface__, or DLPack on CUDA).");
   m.def("as_device_array", &device_array_from, nb::arg("obj"),
         "A zero-copy jiasu.Array over any object with __dlpack__ or __cuda_array_interface__.");
   m.def("from_dlpack", [](nb::handle obj) {

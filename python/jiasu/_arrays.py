@@ -48,6 +48,15 @@ def full_like(a, fill_value, dtype=None):
     return full(a.shape, fill_value, a.dtype if dtype is None else dtype, a.device if isinstance(a, Array) else None)
 
 
+def _on_gpu(obj):
+    # hasattr, not C++'s PyObject_HasAttr: torch's property raises for a tensor that requires grad, and that
+    # error (which says to detach) must reach the caller.
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    device = getattr(obj, "__dlpack_device__", None)
+    return device is not None and device()[0] in (2, 13)
+
+
 def asarray(obj, dtype=None, device=None):
     """A jiasu.Array from ``obj`` on ``device`` (default: where ``obj`` is, else the active backend's device).
 
@@ -60,7 +69,7 @@ def asarray(obj, dtype=None, device=None):
     import numpy as np
 
     target = None if device is None else Device(device)
-    if isinstance(obj, Array) or _core.is_device_object(obj):
+    if isinstance(obj, Array) or _on_gpu(obj):
         out = _core.as_device_array(obj) if not isinstance(obj, Array) else obj
         if target is not None and target != out.device:
             return asarray(out.get(), dtype, target)
