@@ -109,7 +109,6 @@ struct Scratch {
   std::vector<Argument> arguments;
   std::deque<Array> temporaries;  // arrays made for this launch, at stable addresses
   std::vector<Staged> staged;     // refers into temporaries: cleared first
-  LaunchArgs packed;
   struct alignas(16) HostSlot { unsigned char bytes[8 + 16 * 8]; };
   std::vector<HostSlot> host_slots;  // a CPU launch's parameters, one each
   std::vector<void*> host_params;
@@ -216,9 +215,14 @@ class KernelFunction {
   // args[0..n): the kernel's arguments. device: where to run (kCpuDevice or a GPU), or kAnyDevice to decide
   // from the arguments.
   void launch(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device = kAnyDevice) {
-    if (device == kAnyDevice) device = launch_device(args, n);
+    if (device == kAnyDevice) {
+      // With a GPU array among them, the arguments of a repeat launch choose the current device.
+      if (repeat_has_array_ && launch_as_last(config, args, n, current_device())) return;
+      device = launch_device(args, n);
+    } else if (device != kCpuDevice && launch_as_last(config, args, n, device)) {
+      return;
+    }
     if (device == kCpuDevice) return launch_host(config, args, n);
-    if (launch_as_last(config, args, n, device)) return;
     require_gpu("CUDA kernels need a GPU, and none is visible");
     ScratchLease<Scratch> scratch;
     scratch->arguments.resize(n);  // filled in place: copying them costs more than classifying
@@ -227,18 +231,32 @@ class KernelFunction {
     Specialization& spec = kernel_.specialization(scratch->key);
     refuse_read_only_outputs(spec, scratch->arguments);
     Kernel& compiled = spec.kernel(device);
-    LaunchArgs& packed = scratch->packed;
+    // From here to the launch no Python code runs, so the kernel's own LaunchArgs can be filled (see
+    // launch_as_last); each argument's place in it is kept for the next launch.
+    repeat_kernel_ = nullptr;
+    repeat_.clear();
+    repeat_has_array_ = false;
+    bool repeatable = true;
+    LaunchArgs& packed = repeat_args_;
     packed.begin(compiled.param_layout());
-    for (const Argument& a : scratch->arguments) {
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      const Argument& a = scratch->arguments[i];
+      unsigned char* at;
       if (a.array) {
-        pack_array(packed, *a.array);
+        at = packed.slot(array_param_size(*a.array), 8, "an array");
+        array_bytes(*a.array, at);
       } else {
-        packed.add(a.bytes, a.size, a.size, "a scalar");
+        at = packed.slot(a.size, a.size, "a scalar");
+        std::memcpy(at, a.bytes, a.size);
       }
+      RepeatArgument r = repeat_argument(args[i], a);
+      r.offset = static_cast<uint32_t>(at - static_cast<const unsigned char*>(packed.data()));
+      repeatable = repeatable && r.kind != RepeatArgument::None;
+      repeat_has_array_ = repeat_has_array_ || r.kind == RepeatArgument::JiasuArray;
+      repeat_.push_back(r);
     }
     packed.finish();
-    last_key_ = scratch->key;
-    last_kernel_ = &compiled;
+    if (repeatable) repeat_kernel_ = &compiled;
     run(config, compiled, packed);
 
     if (scratch->staged.empty()) return;
@@ -260,41 +278,80 @@ class KernelFunction {
   }
 
  private:
-  // The launch of a loop. When every argument is a jiasu array or a Python number whose signature entry is
-  // the last launch's (each checked before its parameter is packed), the kernel is the last one too: no
-  // signature lookup, no Argument records. False, with nothing launched, at the first difference.
+  // The launch of a loop: when each argument is what the last GPU launch got in its place (a jiasu array
+  // of the same dtype, rank and contiguity on `device`, or a Python number of the same type), the kernel
+  // and parameter layout are the last ones too, and each argument's bytes are written over its
+  // predecessor's. False at the first difference; the full path then starts afresh (and explains errors).
+  // No Python code runs and the GIL is held throughout, so the kernel's own LaunchArgs serves every call.
   bool launch_as_last(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device) {
-    Kernel* compiled = last_kernel_;
-    if (!compiled || compiled->device() != device) return false;
-    const char* expected = last_key_.data();
-    const char* const end = expected + last_key_.size();
-    ScratchLease<Scratch> scratch;
-    LaunchArgs& packed = scratch->packed;
-    packed.begin(compiled->param_layout());
+    Kernel* compiled = repeat_kernel_;
+    if (!compiled || compiled->device() != device || static_cast<size_t>(n) != repeat_.size()) return false;
+    unsigned char* buffer = repeat_args_.buffer();
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* o = args[i];
-      const Array* array = nullptr;
-      Argument number;
-      char entry[kArrayKeyLength];
-      size_t length;
-      if (Py_TYPE(o) == array_type) {
-        array = nb::inst_ptr<Array>(o);
-        if (array->device() != device || array->ndim() > 8) return false;  // the full path explains
-        length = array_key(entry, array->dtype(), static_cast<int>(array->ndim()), array->c_contiguous());
-      } else if (!(length = python_number(o, i, name_, number, entry))) {
-        return false;
+      const RepeatArgument& r = repeat_[i];
+      unsigned char* at = buffer + r.offset;
+      switch (r.kind) {
+        case RepeatArgument::JiasuArray: {
+          if (Py_TYPE(o) != array_type) return false;
+          const Array& array = *nb::inst_ptr<Array>(o);
+          if (array.dtype() != r.dtype || array.ndim() != r.ndim || array.c_contiguous() != r.contiguous ||
+              array.device() != device)
+            return false;
+          array_bytes(array, at);
+          break;
+        }
+        case RepeatArgument::Int: {
+          if (!PyLong_CheckExact(o)) return false;
+          long long v = PyLong_AsLongLong(o);
+          if (v == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return false;
+          }
+          std::memcpy(at, &v, 8);
+          break;
+        }
+        case RepeatArgument::Float: {
+          if (!PyFloat_CheckExact(o)) return false;
+          double v = PyFloat_AS_DOUBLE(o);
+          std::memcpy(at, &v, 8);
+          break;
+        }
+        case RepeatArgument::Bool:
+          if (!PyBool_Check(o)) return false;
+          *at = o == Py_True;
+          break;
+        case RepeatArgument::None:
+          return false;
       }
-      if (static_cast<size_t>(end - expected) < length) return false;
-      for (size_t k = 0; k < length; ++k)  // 3 or 4 bytes: a loop, not a call to memcmp
-        if (entry[k] != *expected++) return false;
-      if (array)
-        pack_array(packed, *array);
-      else
-        packed.add(number.bytes, number.size, number.size, "a scalar");
     }
-    if (expected != end) return false;
-    run(config, *compiled, packed);
+    run(config, *compiled, repeat_args_);
     return true;
+  }
+
+  // How the repeat path checks an argument like `value` (classified as `a`) and where it writes it.
+  struct RepeatArgument {
+    enum Kind : uint8_t { None, JiasuArray, Int, Float, Bool } kind = None;
+    DType dtype{};  // JiasuArray's
+    uint8_t ndim = 0;
+    bool contiguous = false;
+    uint32_t offset = 0;  // in the parameter buffer
+  };
+  static RepeatArgument repeat_argument(PyObject* value, const Argument& a) {
+    RepeatArgument r;
+    if (Py_TYPE(value) == array_type) {
+      r.kind = RepeatArgument::JiasuArray;
+      r.dtype = a.array->dtype();
+      r.ndim = static_cast<uint8_t>(a.array->ndim());
+      r.contiguous = a.array->c_contiguous();
+    } else if (PyFloat_CheckExact(value)) {
+      r.kind = RepeatArgument::Float;
+    } else if (PyBool_Check(value)) {
+      r.kind = RepeatArgument::Bool;
+    } else if (PyLong_CheckExact(value)) {
+      r.kind = RepeatArgument::Int;
+    }
+    return r;
   }
 
   static void run(const LaunchConfig& config, Kernel& compiled, LaunchArgs& packed) {
@@ -486,10 +543,6 @@ class KernelFunction {
     return 8 + (array.c_contiguous() ? 8 : 16) * static_cast<size_t>(array.ndim());
   }
 
-  static void pack_array(LaunchArgs& packed, const Array& array) {
-    array_bytes(array, packed.slot(array_param_size(array), 8, "an array"));
-  }
-
   // The block size with the most resident threads per multiprocessor, and enough blocks to cover n.
   static void pick_forall(Kernel& kernel, int64_t n, size_t shared_bytes, Dim3& grid, Dim3& block) {
     const int size = kernel.occupancy_block_size(shared_bytes);
@@ -501,9 +554,12 @@ class KernelFunction {
   PythonKernel kernel_;
   std::string name_;
   bool warned_numpy_ = false;
-  // The last GPU launch's signature and kernel, for launch_as_last (the specialisation keeps the kernel).
-  std::string last_key_;
-  Kernel* last_kernel_ = nullptr;
+  // The last GPU launch, for launch_as_last: its kernel (null when some argument cannot be repeated), its
+  // packed parameters, and how each argument is checked and where it goes.
+  Kernel* repeat_kernel_ = nullptr;
+  LaunchArgs repeat_args_;
+  std::vector<RepeatArgument> repeat_;
+  bool repeat_has_array_ = false;
 
  public:
   nb::object last_config_key, last_config;  // k[grid, block]'s cache

@@ -19,11 +19,6 @@ struct DeviceState {
 std::mutex devices_mutex;
 std::vector<std::unique_ptr<DeviceState>>* devices = nullptr;  // never freed: used by late destructors
 
-// Read at every launch. The initial-exec model makes that a plain load instead of a call to __tls_get_addr
-// (the module is dlopen'd); the few bytes fit the static TLS that the loader keeps for such modules.
-[[gnu::tls_model("initial-exec")]] thread_local int thread_device = 0;
-[[gnu::tls_model("initial-exec")]] thread_local int thread_active_device = -1;  // whose primary context this thread has made current
-
 void check_ordinal(int ordinal) {
   int count = device_count();
   if (count == 0) cu::driver();  // raises the precise reason (no driver, no GPU) when there is one
@@ -84,6 +79,13 @@ void query(DeviceProperties& p, int ordinal) {
 
 }  // namespace
 
+namespace detail {
+[[gnu::tls_model("initial-exec")]] thread_local int thread_device = 0;
+[[gnu::tls_model("initial-exec")]] thread_local int thread_active_device = -1;
+}  // namespace detail
+using detail::thread_active_device;
+using detail::thread_device;
+
 int device_count() {
   static std::atomic<int> known{-1};  // the count cannot change within a process once seen
   int count = known.load(std::memory_order_relaxed);
@@ -110,15 +112,12 @@ void require_gpu(const char* message) {
   throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", message);
 }
 
-int current_device() { return thread_device; }
-
 void set_current_device(int ordinal) {
   check_ordinal(ordinal);
   thread_device = ordinal;
 }
 
-void activate(int ordinal) {
-  if (ordinal == thread_active_device) return;  // the launch hot path ends here
+void activate_slow(int ordinal) {
   DeviceState& s = state(ordinal);
   cu::CUcontext context;
   {

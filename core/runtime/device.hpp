@@ -44,13 +44,23 @@ void require_gpu(const char* message);
 // Cached per device; throws CudaError(CUDA_ERROR_INVALID_DEVICE) for a bad ordinal.
 const DeviceProperties& device_properties(int ordinal);
 
+namespace detail {
+// Read at every launch, so inline. The initial-exec model makes each a plain load instead of a call to
+// __tls_get_addr (the module is dlopen'd); the few bytes fit the static TLS the loader keeps for such modules.
+[[gnu::tls_model("initial-exec")]] extern thread_local int thread_device;
+[[gnu::tls_model("initial-exec")]] extern thread_local int thread_active_device;  // whose primary context is current
+}  // namespace detail
+
 // The device this thread works on (default 0), as with cudaSetDevice.
-int current_device();
+inline int current_device() { return detail::thread_device; }
 void set_current_device(int ordinal);
 
 // Makes `ordinal`'s primary context current on this thread (retained once, for the life of the
 // process). Cheap when it already is: every runtime call goes through here.
-void activate(int ordinal);
+void activate_slow(int ordinal);
+inline void activate(int ordinal) {
+  if (ordinal != detail::thread_active_device) activate_slow(ordinal);
+}
 
 struct MemoryInfo {
   size_t free = 0;

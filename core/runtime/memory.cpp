@@ -67,11 +67,9 @@ class ForeignAllocation final : public Allocation {
 
 }  // namespace
 
-cu::CUdeviceptr Allocation::ptr() const {
-  if (released())
-    throw InvalidArrayError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
-                            "this array's memory was freed (Array.free()); it can no longer be used");
-  return ptr_;
+void Allocation::throw_released() {
+  throw InvalidArrayError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                          "this array's memory was freed (Array.free()); it can no longer be used");
 }
 
 void Allocation::release() {

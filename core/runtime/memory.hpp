@@ -22,7 +22,10 @@ class Allocation {
   Allocation& operator=(const Allocation&) = delete;
 
   // Throws InvalidArrayError once released.
-  cu::CUdeviceptr ptr() const;
+  cu::CUdeviceptr ptr() const {
+    if (released_) throw_released();
+    return ptr_;
+  }
   cu::CUdeviceptr ptr_unchecked() const { return ptr_; }
   size_t bytes() const { return bytes_; }
   int device() const { return device_; }
@@ -32,6 +35,7 @@ class Allocation {
 
  protected:
   virtual void free_memory() = 0;
+  [[noreturn]] static void throw_released();
   cu::CUdeviceptr ptr_;
   size_t bytes_;
   int device_;

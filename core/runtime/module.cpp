@@ -83,7 +83,8 @@ std::shared_ptr<Kernel> Module::kernel(const std::string& name) {
 }
 
 Kernel::Kernel(std::shared_ptr<Module> module, cu::CUfunction function, std::string name)
-    : module_(std::move(module)), function_(function) {
+    : module_(std::move(module)), device_(module_->device()), function_(function),
+      launch_kernel_(cu::driver().cuLaunchKernel) {
   layout_.kernel_name = std::move(name);
   const auto& d = cu::driver();
   auto attr = [&](int attribute) {
@@ -153,9 +154,9 @@ void Kernel::launch(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes
   size_t args_size = args.size();
   void* extra[] = {cu::kLaunchParamBufferPointer, const_cast<void*>(args.data()), cu::kLaunchParamBufferSize,
                    &args_size, cu::kLaunchParamEnd};
-  cu::CUresult r = cu::driver().cuLaunchKernel(function_, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                               static_cast<unsigned>(shared_bytes), stream, params,
-                                               params || !args_size ? nullptr : extra);
+  cu::CUresult r = launch_kernel_(function_, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                  static_cast<unsigned>(shared_bytes), stream, params,
+                                  params || !args_size ? nullptr : extra);
   if (r != cu::CUDA_SUCCESS) {
     check_config(grid, block, shared_bytes);  // explain it in our words when we can
     cu::throw_error(r, ("launching kernel '" + name() + "'").c_str());

@@ -65,7 +65,7 @@ class Kernel {
   Kernel(std::shared_ptr<Module> module, cu::CUfunction function, std::string name);
 
   const std::string& name() const { return layout_.kernel_name; }
-  int device() const { return module_->device(); }
+  int device() const { return device_; }
   cu::CUfunction handle() const { return function_; }
   const KernelAttributes& attributes() const { return attributes_; }
   const ParamLayout& param_layout() const { return layout_; }
@@ -81,7 +81,9 @@ class Kernel {
   void check_config(Dim3 grid, Dim3 block, size_t shared_bytes);
 
   std::shared_ptr<Module> module_;
+  int device_;  // the module's, kept here for the launch path
   cu::CUfunction function_;
+  decltype(cu::DriverApi::cuLaunchKernel) launch_kernel_;  // the driver's, looked up once
   ParamLayout layout_;
   KernelAttributes attributes_;
   size_t dynamic_shared_allowed_ = 48 * 1024;  // raised on demand, up to the device's opt-in limit
@@ -116,6 +118,8 @@ class LaunchArgs {
   }
   void finish() const;  // checks that every parameter got an argument
   const void* data() const { return buffer_.data(); }
+  // The packed bytes, for rewriting arguments in place between launches with the same layout.
+  unsigned char* buffer() { return buffer_.data(); }
   size_t size() const { return size_; }
   // With a known layout: one pointer per parameter into data(), the form cuLaunchKernel takes as
   // kernelParams; nullptr otherwise (the packed buffer then goes as CU_LAUNCH_PARAM_BUFFER_POINTER).

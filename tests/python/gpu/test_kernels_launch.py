@@ -335,6 +335,9 @@ def test_signature_changes_between_launches_pick_the_right_kernel(rng):
         (d32[:n], x32[:n], np.float32, 2, 2 ** 40),     # an int64 value
         (d64, x64, np.float64, -1, 0.25),
         (d32[:n], x32[:n], np.float32, 3, 1),
+        (d32[:n], x32[:n], np.float32, np.float32(0.5), 1),  # a NumPy scalar (never a repeat launch)
+        (d32[:n], x32[:n], np.float32, np.float32(0.5), 1),
+        (d32[:n], x32[:n], np.float32, 3, 1),
     ]
     for x, hx, dtype, a, b in cases * 2:
         out = poisoned(n, dtype)
@@ -345,6 +348,16 @@ def test_signature_changes_between_launches_pick_the_right_kernel(rng):
         scale_shift[blocks_for(n, 128), 128](d32[:n], poisoned(n, np.float32), 3)
     with pytest.raises(jiasu.InvalidArrayError):  # a CPU array where a GPU one was
         scale_shift[blocks_for(n, 128), 128](jiasu.asarray(x32[:n], device="cpu"), poisoned(n, np.float32), 3, 1)
+    scale_shift[blocks_for(n, 128), 128](d32[:n], poisoned(n, np.float32), 3, 1)
+    with pytest.raises(ValueError, match="too large for int64"):  # an int where an int was, too large
+        scale_shift[blocks_for(n, 128), 128](d32[:n], poisoned(n, np.float32), 2 ** 70, 1)
+    freed = jiasu.asarray(x32[:n])
+    freed.free()
+    with pytest.raises(jiasu.InvalidArrayError, match="freed"):  # an array like the last one's, freed
+        scale_shift[blocks_for(n, 128), 128](freed, poisoned(n, np.float32), 3, 1)
+    out = poisoned(n, np.float32)
+    scale_shift[blocks_for(n, 128), 128](d32[:n], out, 3, 1)  # and the next launch is whole again
+    assert_rel(out, x32[:n].astype(np.float64) * 3 + 1, 1e-6, "after the errors")
 
 
 @jiasu.kernel
