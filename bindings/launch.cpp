@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <climits>
+#include <optional>
 
 #include "common.hpp"
 #include "program/source_module.hpp"
@@ -120,7 +121,7 @@ void add_pointer(LaunchArgs& args, const Array& array, const Kernel& kernel) {
                                 "' runs on device " + std::to_string(kernel.device()));
   cu::CUdeviceptr ptr = array.data();  // rejects a freed array, even an empty one
   if (!array.size()) ptr = 0;
-  args.add(&ptr, sizeof ptr, sizeof ptr, "a device array");
+  std::memcpy(args.slot(sizeof ptr, sizeof ptr, "a device array"), &ptr, sizeof ptr);
 }
 
 // Python int and float take the size of the parameter they fill (int32 for a 4-byte one, ...), so
@@ -195,21 +196,59 @@ struct RawScratch {
   void clear() {}
 };
 
-void launch(Kernel& kernel, nb::handle grid, nb::handle block, nb::handle args, size_t shared_mem, nb::handle stream) {
+// Arguments whose packing runs no Python code: jiasu arrays and Python numbers.
+bool plain_arguments(PyObject* items) {
+  for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(items); i < n; ++i) {
+    PyObject* o = PyTuple_GET_ITEM(items, i);
+    if (Py_TYPE(o) != array_type && !PyFloat_CheckExact(o) && !PyLong_CheckExact(o) && !PyBool_Check(o)) return false;
+  }
+  return true;
+}
+
+// `own`: the caller's LaunchArgs, used when packing runs no Python code (which could launch again and
+// reuse it), as the GIL is then held from packing to launch; else arguments are packed in scratch storage.
+void launch(Kernel& kernel, Dim3 grid, Dim3 block, nb::handle args, size_t shared_mem, nb::handle stream,
+            LaunchArgs* own = nullptr) {
   if (!PyTuple_Check(args.ptr()) && !PyList_Check(args.ptr()))
     throw BadArgument("kernel arguments must be a tuple, not " + python_type_name(args));
   // A list could change under us while arguments run Python code: work on a tuple of it.
   nb::object items = PyTuple_Check(args.ptr()) ? nb::borrow(args) : nb::steal(PyList_AsTuple(args.ptr()));
   if (!items.is_valid()) throw nb::python_error();
-  Dim3 g = dim3_from(grid, "grid"), b = dim3_from(block, "block");
-  ScratchLease<RawScratch> scratch;
-  LaunchArgs& packed = scratch->packed;
+  std::optional<ScratchLease<RawScratch>> scratch;
+  if (!own || !plain_arguments(items.ptr())) own = &scratch.emplace()->packed;
+  LaunchArgs& packed = *own;
   packed.begin(kernel.param_layout());
   for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(items.ptr()); i < n; ++i)
     add_argument(packed, PyTuple_GET_ITEM(items.ptr(), i), kernel);
   packed.finish();
-  kernel.launch(g, b, packed, shared_mem, stream_handle(stream));
+  kernel.launch(grid, block, packed, shared_mem, stream_handle(stream));
 }
+
+// The grid and block of the last call, kept while they are plain ints or tuples of them (immutable, so
+// the same objects mean the same dimensions): a loop passes the same ones every time.
+class DimsCache {
+ public:
+  std::pair<Dim3, Dim3> get(nb::handle grid, nb::handle block) {
+    if (grid.ptr() == grid_object_.ptr() && block.ptr() == block_object_.ptr()) return {grid_, block_};
+    Dim3 g = dim3_from(grid, "grid"), b = dim3_from(block, "block");
+    if (plain(grid.ptr()) && plain(block.ptr())) {
+      grid_object_ = nb::borrow(grid), block_object_ = nb::borrow(block);
+      grid_ = g, block_ = b;
+    }
+    return {g, b};
+  }
+
+ private:
+  static bool plain(PyObject* dims) {
+    if (PyLong_CheckExact(dims)) return true;
+    if (!PyTuple_CheckExact(dims)) return false;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dims); ++i)
+      if (!PyLong_CheckExact(PyTuple_GET_ITEM(dims, i))) return false;
+    return true;
+  }
+  nb::object grid_object_, block_object_;
+  Dim3 grid_, block_;
+};
 
 // A kernel compiled from source on first call, for the device current at that call.
 class RawKernel {
@@ -228,6 +267,9 @@ class RawKernel {
   }
   const std::string& name() const { return name_; }
   const std::string& code() const { return module_->source(); }
+
+  DimsCache dims;
+  LaunchArgs packed;  // see launch()
 
  private:
   std::shared_ptr<SourceModule> module_;
@@ -272,7 +314,7 @@ PyObject* call_with_launch_arguments(PyObject* args, PyObject* kwargs, Launch la
 PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   Kernel& k = *nb::inst_ptr<Kernel>(self);
   return call_with_launch_arguments(args, kwargs, [&](nb::handle g, nb::handle b, nb::handle a, size_t sm, nb::handle s) {
-    launch(k, g, b, a, sm, s);
+    launch(k, dim3_from(g, "grid"), dim3_from(b, "block"), a, sm, s);
   });
 }
 
@@ -280,7 +322,8 @@ PyObject* raw_kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   RawKernel& k = *nb::inst_ptr<RawKernel>(self);
   return call_with_launch_arguments(args, kwargs, [&](nb::handle g, nb::handle b, nb::handle a, size_t sm, nb::handle s) {
     if (device_count() == 0 || active_backend() == Backend::Cpu) require_cuda_backend();
-    launch(k.kernel(), g, b, a, sm, s);
+    auto [grid, block] = k.dims.get(g, b);
+    launch(k.kernel(), grid, block, a, sm, s, &k.packed);
   });
 }
 

@@ -227,10 +227,9 @@ unsigned char* LaunchArgs::checked_slot(size_t size, size_t align, const char* w
   return buffer_.data() + offset;
 }
 
-void LaunchArgs::finish() const {
-  if (layout_->known && count_ != layout_->params.size())
-    throw BadArgument("kernel '" + layout_->kernel_name + "' takes " + arguments(layout_->params.size()) +
-                      " but " + std::to_string(count_) + " were given");
+void LaunchArgs::throw_missing_arguments() const {
+  throw BadArgument("kernel '" + layout_->kernel_name + "' takes " + arguments(layout_->params.size()) + " but " +
+                    std::to_string(count_) + " were given");
 }
 
 }  // namespace jiasu

@@ -116,7 +116,10 @@ class LaunchArgs {
     size_ = p.offset + size > size_ ? p.offset + size : size_;
     return buffer_.data() + p.offset;
   }
-  void finish() const;  // checks that every parameter got an argument
+  // Checks that every parameter got an argument.
+  void finish() const {
+    if (layout_->known && count_ != layout_->params.size()) throw_missing_arguments();
+  }
   const void* data() const { return buffer_.data(); }
   // The packed bytes, for rewriting arguments in place between launches with the same layout.
   unsigned char* buffer() { return buffer_.data(); }
@@ -127,6 +130,7 @@ class LaunchArgs {
 
  private:
   void point_into_buffer();
+  [[noreturn]] void throw_missing_arguments() const;
   unsigned char* checked_slot(size_t size, size_t align, const char* what);
 
   const ParamLayout* layout_ = nullptr;
