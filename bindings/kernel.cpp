@@ -193,6 +193,7 @@ void append_type_key(std::string& key, nb::handle value, size_t index, const std
 
 struct LaunchConfig {
   nb::object owner;  // the KernelFunction
+  KernelFunction* function = nullptr;  // owner's C++ object (valid while owner is held)
   Dim3 grid, block;
   nb::object stream;              // None, a jiasu.Stream or an address, held for cuda_stream's sake
   cu::CUstream cuda_stream = nullptr;  // resolved once, when the configuration is made
@@ -582,9 +583,38 @@ bool plain_config(nb::handle key) {
   return true;
 }
 
+// Python's == on tuples costs a recursion check per level; plain configurations are compared directly.
+bool same_object_or_int(PyObject* a, PyObject* b) {
+  if (a == b) return true;
+  if (!PyLong_CheckExact(a) || !PyLong_CheckExact(b)) return false;
+  int overflow_a, overflow_b;
+  long long x = PyLong_AsLongLongAndOverflow(a, &overflow_a), y = PyLong_AsLongLongAndOverflow(b, &overflow_b);
+  return !overflow_a && !overflow_b && x == y;  // huge ints are refused as dimensions anyway
+}
+
+bool same_dims(PyObject* a, PyObject* b) {
+  if (!PyTuple_CheckExact(a) || !PyTuple_CheckExact(b)) return same_object_or_int(a, b);
+  if (PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b)) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); ++i)
+    if (!same_object_or_int(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i))) return false;
+  return true;
+}
+
+// Both plain configurations: the same grid and block, and the same stream and shared size objects.
+bool same_config(nb::handle last, nb::handle key) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(key.ptr());
+  if (PyTuple_GET_SIZE(last.ptr()) != n) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *a = PyTuple_GET_ITEM(last.ptr(), i), *b = PyTuple_GET_ITEM(key.ptr(), i);
+    if (i < 2 ? !same_dims(a, b) : !same_object_or_int(a, b)) return false;
+  }
+  return true;
+}
+
 LaunchConfig make_config(nb::handle self, nb::handle key) {
   LaunchConfig c;
   c.owner = nb::borrow(self);
+  c.function = nb::inst_ptr<KernelFunction>(self);
   c.stream = nb::none();
   if (!nb::isinstance<nb::tuple>(key) || nb::len(key) < 2 || nb::len(key) > 4)
     throw BadArgument("launch a kernel as k[blocks, threads], k[blocks, threads, stream] or "
@@ -627,7 +657,7 @@ nb::object new_config(LaunchConfig config);
 PyObject* kernel_subscript(PyObject* self, PyObject* key) {
   try {
     KernelFunction& k = *nb::inst_ptr<KernelFunction>(self);
-    if (k.last_config_key.is_valid() && plain_config(key) && k.last_config_key.equal(nb::handle(key)))
+    if (k.last_config_key.is_valid() && plain_config(key) && same_config(k.last_config_key, key))
       return k.last_config.inc_ref().ptr();
     k.last_config = new_config(make_config(self, key));
     k.last_config_key = nb::borrow(key);
@@ -663,7 +693,7 @@ PyObject* config_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf
     }
     LaunchConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
     if (!c.owner.is_valid()) throw BadValue("this launch configuration's kernel is gone");
-    nb::inst_ptr<KernelFunction>(c.owner)->launch(c, args, n, device);
+    c.function->launch(c, args, n, device);
     Py_RETURN_NONE;
   } catch (...) {
     set_python_error(std::current_exception());
@@ -751,6 +781,7 @@ void bind_kernel(nb::module_& m) {
         LaunchConfig c;
         c.cuda_stream = stream_handle(stream);
         c.owner = nb::borrow(self);
+        c.function = nb::inst_ptr<KernelFunction>(self);
         c.stream = nb::borrow(stream);
         c.shared_bytes = shared_bytes;
         c.forall = n;

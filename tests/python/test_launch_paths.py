@@ -175,3 +175,100 @@ def test_raw_kernel_call_forms(fake_driver, nvrtc, tmp_path):
         assert out[first + 2] == "ValueError: shared_mem must be >= 0, not -1", out[first + 2]
         assert out[first + 3] == "TypeError: 'foo' is an invalid keyword argument for __call__()", out[first + 3]
         assert out[first + 4] == "TypeError: __call__() takes at most 5 arguments (6 given)", out[first + 4]
+
+
+READ_LAST_LAUNCH = """
+    import ctypes, os, struct
+
+    fake = ctypes.CDLL(os.environ["JIASU_LIBCUDA"])
+    fake.jiasu_fake_last_launch.restype = ctypes.c_size_t
+
+    def last_launch():
+        config, stream, params = (ctypes.c_uint * 7)(), ctypes.c_void_p(), (ctypes.c_ubyte * 4096)()
+        size = fake.jiasu_fake_last_launch(config, ctypes.byref(stream), params, 4096)
+        return tuple(config), bytes(params[:size])
+
+    def packed(*fields):
+        # (format, value) per parameter, each aligned to its size as the compiled kernel lays them out
+        out = b""
+        for format, *values in fields:
+            size = struct.calcsize("<" + format)
+            align = 8 if size >= 8 else size
+            out += bytes(-len(out) % align) + struct.pack("<" + format, *values)
+        return out
+
+    def c_array(a):  # jiasu::ArrayC<T, 1>
+        return ("Qq", a.ptr, a.shape[0])
+
+    def strided(a):  # jiasu::ArrayA<T, 1>
+        return ("Qqq", a.ptr, a.shape[0], a.strides[0])
+"""
+
+
+def test_repeat_launches_pack_each_argument_anew(fake_driver, nvrtc, tmp_path):
+    """A launch like the last one rewrites the last one's parameters in place: every argument must be written
+    again (new arrays, new numbers), and any change of kind must go back to the full path."""
+    out = run_with_fake(fake_driver, tmp_path, textwrap.dedent(READ_LAST_LAUNCH) + textwrap.dedent("""
+        @jiasu.kernel
+        def scale(x, out, a, b):
+            i = jiasu.grid(1)
+            if i < x.size:
+                out[i] = x[i] * a + b
+
+        arrays = [jiasu.asarray(np.arange(n, dtype=np.float32)) for n in (10, 20, 30, 40)]
+        big = jiasu.asarray(np.arange(100, dtype=np.float32))
+        f64 = jiasu.asarray(np.arange(7, dtype=np.float64))
+        cases = [  # arguments, expected parameters
+            ((arrays[0], arrays[1], 3, 4), [c_array(arrays[0]), c_array(arrays[1]), ("q", 3), ("q", 4)]),
+            ((arrays[2], arrays[3], -5, 2 ** 40), [c_array(arrays[2]), c_array(arrays[3]), ("q", -5), ("q", 2 ** 40)]),
+            ((arrays[1], arrays[0], 0.5, 7), [c_array(arrays[1]), c_array(arrays[0]), ("d", 0.5), ("q", 7)]),
+            ((arrays[3], arrays[2], -1.25, 8), [c_array(arrays[3]), c_array(arrays[2]), ("d", -1.25), ("q", 8)]),
+            ((big[::3], arrays[0], 2, 1), [strided(big[::3]), c_array(arrays[0]), ("q", 2), ("q", 1)]),
+            ((big[1::2], arrays[1], 9, 3), [strided(big[1::2]), c_array(arrays[1]), ("q", 9), ("q", 3)]),
+            ((arrays[0], arrays[1], True, 1), [c_array(arrays[0]), c_array(arrays[1]), ("?", True), ("q", 1)]),
+            ((arrays[2], arrays[3], False, 6), [c_array(arrays[2]), c_array(arrays[3]), ("?", False), ("q", 6)]),
+            ((f64, f64, 2, 3), [c_array(f64), c_array(f64), ("q", 2), ("q", 3)]),
+            ((arrays[0], arrays[1], np.float32(1.5), 2), [c_array(arrays[0]), c_array(arrays[1]), ("f", 1.5), ("q", 2)]),
+            ((arrays[2], arrays[3], np.float32(2.5), 4), [c_array(arrays[2]), c_array(arrays[3]), ("f", 2.5), ("q", 4)]),
+            ((arrays[1], arrays[2], 11, 12), [c_array(arrays[1]), c_array(arrays[2]), ("q", 11), ("q", 12)]),
+        ]
+        for blocks, (args, fields) in zip((1000, 1001, 7, 7, (3, 2), (3, 2), 5, 5, 1, 1, 2, 2), cases):
+            scale[blocks, 64](*args)
+            config, params = last_launch()
+            grid = blocks if isinstance(blocks, tuple) else (blocks,)
+            print(config[:6] == grid + (1,) * (3 - len(grid)) + (64, 1, 1), params == packed(*fields))
+        print(error_of(lambda: scale[1, 64](arrays[0], arrays[1], 2 ** 70, 1)))
+        freed = jiasu.asarray(np.ones(10, np.float32))
+        freed.free()
+        print(error_of(lambda: scale[1, 64](freed, arrays[1], 1, 1)))
+        scale[1, 64](arrays[3], arrays[0], 5, 6)
+        print(last_launch()[1] == packed(c_array(arrays[3]), c_array(arrays[0]), ("q", 5), ("q", 6)))
+    """))
+    assert out[:12] == ["True True"] * 12, out
+    assert out[12] == "ValueError: argument 2 of kernel 'scale' is an int too large for int64", out[12]
+    assert out[13].startswith("InvalidArrayError: this array's memory was freed"), out[13]
+    assert out[14] == "True"
+
+
+def test_raw_kernel_repeat_calls_pack_each_argument_anew(fake_driver, nvrtc, tmp_path):
+    """RawKernel keeps the last plain grid and block and packs plain arguments in its own buffer: each call
+    must still launch with its own grid, block and arguments."""
+    out = run_with_fake(fake_driver, tmp_path, textwrap.dedent(READ_LAST_LAUNCH) + textwrap.dedent("""
+        k = jiasu.RawKernel('extern "C" __global__ void f(float* x, int n, double s) {}', 'f')
+        x, y = jiasu.asarray(np.ones(4, np.float32)), jiasu.asarray(np.ones(9, np.float32))
+        grid, block = (1000,), (128,)
+        calls = [
+            (grid, block, (x, 4, 0.5)), (grid, block, (y, 9, 1.5)), ((1001,), block, (x, 5, 2.5)),
+            (grid, (64,), (y, 6, 3.5)), (3, 32, (x, 7, 4.5)), (3, 32, [y, 8, 5.5]),
+            ([2, 2], [8, 4], (x, np.int32(3), np.float64(6.5))), ((2, 2), (8, 4), (y, 10, 7.5)),
+        ]
+        for g, b, args in calls:
+            k(g, b, args)
+            config, params = last_launch()
+            g, b = (tuple(v) if isinstance(v, (tuple, list)) else (v,) for v in (g, b))
+            expected = packed(("Q", args[0].ptr), ("i", int(args[1])), ("d", float(args[2])))
+            print(config[:6] == g + (1,) * (3 - len(g)) + b + (1,) * (3 - len(b)), params == expected)
+        print(error_of(lambda: k(grid, block, (x, 2 ** 40, 1.0))))
+    """))
+    assert out[:8] == ["True True"] * 8, out
+    assert out[8].startswith("ValueError: argument 1 = 1099511627776 does not fit the 4-byte parameter"), out[8]

@@ -1,7 +1,8 @@
 // A stand-in for libcuda.so.1 with one pretend GPU whose "device memory" is host memory and whose
-// launches do nothing. Loaded through JIASU_LIBCUDA, it lets measure.py time what jiasu itself spends on a
+// launches run nothing: the last one's configuration and parameters are kept for tests to read. Loaded through JIASU_LIBCUDA, it lets measure.py time what jiasu itself spends on a
 // launch (argument classification, signature lookup, packing) on any machine, with no driver cost mixed in.
 // Kernels' parameter layouts are read from the CUBIN as a real driver does, so launches take the same path.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -119,6 +120,36 @@ CUresult param_info(void* f, size_t index, size_t* offset, size_t* size) {
 CUresult occupancy(int* blocks, void*, int, size_t) { *blocks = 2; return kSuccess; }
 CUresult elapsed(float* ms, void*, void*) { *ms = 0.001f; return kSuccess; }
 
+// The last launch, as tests read it back through jiasu_fake_last_launch: configuration and parameter bytes.
+struct Launch {
+  unsigned config[7];  // grid x, y, z, block x, y, z, shared bytes
+  void* stream;
+  unsigned char params[4096];
+  size_t size;
+};
+Launch last_launch;
+
+CUresult launch_kernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                       unsigned shared, void* stream, void** params, void** extra) {
+  Launch& l = last_launch;
+  const unsigned config[7] = {gx, gy, gz, bx, by, bz, shared};
+  std::memcpy(l.config, config, sizeof config);
+  l.stream = stream;
+  l.size = 0;
+  if (params) {  // one pointer per parameter, placed by the layout read from the CUBIN
+    for (size_t i = 0; i < static_cast<std::vector<Param>*>(f)->size(); ++i) {
+      const Param& p = (*static_cast<std::vector<Param>*>(f))[i];
+      if (p.offset + p.size > sizeof l.params) return kInvalidValue;
+      std::memcpy(l.params + p.offset, params[i], p.size);
+      l.size = std::max(l.size, p.offset + p.size);
+    }
+  } else if (extra) {  // {BUFFER_POINTER, data, BUFFER_SIZE, &size, END}
+    l.size = std::min(*static_cast<size_t*>(extra[3]), sizeof l.params);
+    std::memcpy(l.params, extra[1], l.size);
+  }
+  return kSuccess;
+}
+
 struct Entry {
   const char* name;
   void* fn;
@@ -137,7 +168,7 @@ const Entry kTable[] = {
     FN(cuStreamCreateWithPriority, handle_out), FN(cuEventCreate, handle_out), FN(cuEventElapsedTime, elapsed),
     FN(cuModuleLoadData, load_module), FN(cuModuleUnload, unload_module), FN(cuModuleGetFunction, get_function),
     FN(cuFuncGetParamInfo, param_info), FN(cuFuncGetAttribute, func_attribute),
-    FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, occupancy),
+    FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, occupancy), FN(cuLaunchKernel, launch_kernel),
 };
 // Functions of CUDA 12.4+ this driver does not have: jiasu then falls back as on an older driver.
 const char* const kMissing[] = {"cuModuleGetFunctionCount", "cuModuleEnumerateFunctions", "cuFuncGetName"};
@@ -150,9 +181,17 @@ CUresult cuInit(unsigned) { return kSuccess; }
 
 // Linked directly by bench/launch_loop_lib.cpp (the in-process C++ anchor of bench/launch.py).
 CUresult cuCtxSynchronize() { return kSuccess; }
-CUresult cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
-                        void**) {
-  return kSuccess;
+CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, void* stream, void** params, void** extra) {
+  return launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+}
+
+// Copies the last launch's configuration (7 values), stream and parameter bytes out; returns their size.
+size_t jiasu_fake_last_launch(unsigned* config, void** stream, unsigned char* params, size_t capacity) {
+  std::memcpy(config, last_launch.config, sizeof last_launch.config);
+  *stream = last_launch.stream;
+  std::memcpy(params, last_launch.params, std::min(capacity, last_launch.size));
+  return last_launch.size;
 }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int, uint64_t, int* status) {

@@ -3,7 +3,7 @@
     g++ -O2 -shared -fPIC -o /tmp/fake/libcuda.so.1 tools/launch-overhead/fake_driver.cpp
     JIASU_LIBCUDA=/tmp/fake/libcuda.so.1 python3 tools/launch-overhead/measure.py
 
-The fake driver's cuLaunchKernel returns at once, so the figures are jiasu's own cost per launch (plus
+The fake driver's cuLaunchKernel only records the launch, so the figures are jiasu's own cost per launch (plus
 the Python loop); on a GPU the driver's launch cost (3-4 µs on an H200) comes on top. It reads kernels'
 parameter layouts from the CUBIN, so launches take the path they take on a real driver.
 """
