@@ -215,14 +215,21 @@ class KernelFunction {
 
   // args[0..n): the kernel's arguments. device: where to run (kCpuDevice or a GPU), or kAnyDevice to decide
   // from the arguments.
-  void launch(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device = kAnyDevice) {
+  [[gnu::hot]] void launch(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device = kAnyDevice) {
     if (device == kAnyDevice) {
       // With a GPU array among them, the arguments of a repeat launch choose the current device.
-      if (repeat_has_array_ && launch_as_last(config, args, n, current_device())) return;
+      if (repeat_has_array_ && launch_as_last(config, args, n, current_device())) [[likely]]
+        return;
       device = launch_device(args, n);
     } else if (device != kCpuDevice && launch_as_last(config, args, n, device)) {
       return;
     }
+    launch_afresh(config, args, n, device);
+  }
+
+  // Every launch but a repeat one (kept out of line, so that the repeat path's code stays compact).
+  [[gnu::cold, gnu::noinline]] void launch_afresh(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n,
+                                                  int device) {
     if (device == kCpuDevice) return launch_host(config, args, n);
     require_gpu("CUDA kernels need a GPU, and none is visible");
     ScratchLease<Scratch> scratch;
@@ -284,7 +291,8 @@ class KernelFunction {
   // and parameter layout are the last ones too, and each argument's bytes are written over its
   // predecessor's. False at the first difference; the full path then starts afresh (and explains errors).
   // No Python code runs and the GIL is held throughout, so the kernel's own LaunchArgs serves every call.
-  bool launch_as_last(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device) {
+  [[gnu::always_inline]] bool launch_as_last(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n,
+                                             int device) {
     Kernel* compiled = repeat_kernel_;
     if (!compiled || compiled->device() != device || static_cast<size_t>(n) != repeat_.size()) return false;
     unsigned char* buffer = repeat_args_.buffer();
@@ -654,7 +662,7 @@ nb::object new_config(LaunchConfig config);
 
 // k[grid, block]: a raw mp_subscript, since loops launch through it every time. The last configuration is
 // reused when the same one comes again.
-PyObject* kernel_subscript(PyObject* self, PyObject* key) {
+[[gnu::hot]] PyObject* kernel_subscript(PyObject* self, PyObject* key) {
   try {
     KernelFunction& k = *nb::inst_ptr<KernelFunction>(self);
     if (k.last_config_key.is_valid() && plain_config(key) && same_config(k.last_config_key, key))
@@ -681,7 +689,7 @@ struct ConfigObject {
 };
 PyTypeObject* config_type = nullptr;
 
-PyObject* config_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+[[gnu::hot]] PyObject* config_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   try {
     const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     int device = kAnyDevice;

@@ -141,7 +141,7 @@ void Kernel::check_config(Dim3 grid, Dim3 block, size_t shared_bytes) {
   }
 }
 
-void Kernel::launch(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream) {
+[[gnu::hot]] void Kernel::launch(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream) {
   unsigned long long threads = 1ull * block.x * block.y * block.z;
   // The common case skips the detailed checks: sizes well inside every limit need none.
   if (threads == 0 || threads > static_cast<unsigned long long>(attributes_.max_threads_per_block) ||
