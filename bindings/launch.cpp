@@ -3,6 +3,7 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#include <structmember.h>
 
 #include <atomic>
 #include <climits>
@@ -277,33 +278,47 @@ class RawKernel {
   std::atomic<Kernel*> last_{nullptr};  // the kernel of the last call's device
 };
 
-// kernel(grid, block, args, shared_mem=0, stream=None) as a raw tp_call for Kernel and RawKernel: the launch
-// path parses its few arguments itself instead of going through nanobind's general matching.
-template <typename Launch>
-PyObject* call_with_launch_arguments(PyObject* args, PyObject* kwargs, Launch launch_with) {
+// kernel(grid, block, args, shared_mem=0, stream=None), parsed here rather than by nanobind's general
+// matching: the launch path.
+struct LaunchCall {
+  PyObject *grid = nullptr, *block = nullptr, *items = nullptr, *shared = nullptr, *stream = Py_None;
+};
+
+// The usual call: positional arguments only. False when the general parser is needed.
+bool positional_call(PyObject* const* args, Py_ssize_t n, LaunchCall& c) {
+  if (n < 3 || n > 5) return false;
+  c.grid = args[0], c.block = args[1], c.items = args[2];
+  if (n > 3) c.shared = args[3];
+  if (n > 4) c.stream = args[4];
+  return true;
+}
+
+// Any call, keywords included; false with the Python error set.
+bool parse_call(PyObject* args, PyObject* kwargs, LaunchCall& c) {
+  static const char* names[] = {"grid", "block", "args", "shared_mem", "stream", nullptr};
+  return PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:__call__", const_cast<char**>(names), &c.grid, &c.block,
+                                     &c.items, &c.shared, &c.stream);
+}
+
+size_t shared_bytes(PyObject* shared) {
+  if (!shared) return 0;
+  if (!PyLong_Check(shared) || PyBool_Check(shared))
+    throw BadArgument("shared_mem must be an int (bytes), not " + python_type_name(shared));
+  const long long bytes = PyLong_AsLongLong(shared);
+  if (bytes == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (bytes < 0) throw BadValue("shared_mem must be >= 0, not " + std::to_string(bytes));
+  return static_cast<size_t>(bytes);
+}
+
+// Kernel (SourceModule.get_function) is a nanobind class: a raw tp_call.
+PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  LaunchCall c;
+  if (kwargs ? !parse_call(args, kwargs, c)
+             : !positional_call(&PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), c) && !parse_call(args, kwargs, c))
+    return nullptr;
   try {
-    PyObject *grid, *block, *items, *shared = nullptr, *stream = Py_None;
-    const Py_ssize_t n = PyTuple_GET_SIZE(args);
-    if (!kwargs && n >= 3 && n <= 5) {  // the usual call: positional only
-      grid = PyTuple_GET_ITEM(args, 0), block = PyTuple_GET_ITEM(args, 1), items = PyTuple_GET_ITEM(args, 2);
-      if (n > 3) shared = PyTuple_GET_ITEM(args, 3);
-      if (n > 4) stream = PyTuple_GET_ITEM(args, 4);
-    } else {
-      static const char* names[] = {"grid", "block", "args", "shared_mem", "stream", nullptr};
-      if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:__call__", const_cast<char**>(names), &grid, &block,
-                                       &items, &shared, &stream))
-        return nullptr;
-    }
-    size_t shared_mem = 0;
-    if (shared) {
-      if (!PyLong_Check(shared) || PyBool_Check(shared))
-        throw BadArgument("shared_mem must be an int (bytes), not " + python_type_name(shared));
-      const long long bytes = PyLong_AsLongLong(shared);
-      if (bytes == -1 && PyErr_Occurred()) throw nb::python_error();
-      if (bytes < 0) throw BadValue("shared_mem must be >= 0, not " + std::to_string(bytes));
-      shared_mem = static_cast<size_t>(bytes);
-    }
-    launch_with(nb::handle(grid), nb::handle(block), nb::handle(items), shared_mem, nb::handle(stream));
+    launch(*nb::inst_ptr<Kernel>(self), dim3_from(c.grid, "grid"), dim3_from(c.block, "block"), c.items,
+           shared_bytes(c.shared), c.stream);
     Py_RETURN_NONE;
   } catch (...) {
     set_python_error(std::current_exception());
@@ -311,24 +326,132 @@ PyObject* call_with_launch_arguments(PyObject* args, PyObject* kwargs, Launch la
   }
 }
 
-PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
-  Kernel& k = *nb::inst_ptr<Kernel>(self);
-  return call_with_launch_arguments(args, kwargs, [&](nb::handle g, nb::handle b, nb::handle a, size_t sm, nb::handle s) {
-    launch(k, dim3_from(g, "grid"), dim3_from(b, "block"), a, sm, s);
-  });
-}
-
-PyObject* raw_kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
-  RawKernel& k = *nb::inst_ptr<RawKernel>(self);
-  return call_with_launch_arguments(args, kwargs, [&](nb::handle g, nb::handle b, nb::handle a, size_t sm, nb::handle s) {
-    if (device_count() == 0 || active_backend() == Backend::Cpu) require_cuda_backend();
-    auto [grid, block] = k.dims.get(g, b);
-    launch(k.kernel(), grid, block, a, sm, s, &k.packed);
-  });
-}
-
 PyType_Slot kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(kernel_call)}, {0, nullptr}};
-PyType_Slot raw_kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(raw_kernel_call)}, {0, nullptr}};
+
+// RawKernel is a plain CPython type whose call is a vectorcall: a launch gets the caller's arguments in
+// place, without the tuple (and its garbage-collector bookkeeping) that a tp_call needs.
+struct RawKernelObject {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  RawKernel* kernel;  // owned
+};
+PyTypeObject* raw_kernel_type = nullptr;
+
+RawKernel& raw_kernel(PyObject* self) { return *reinterpret_cast<RawKernelObject*>(self)->kernel; }
+
+PyObject* raw_kernel_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  LaunchCall c;
+  nb::object tuple, dict;  // the general form's, kept while `c` borrows from them
+  try {
+    if (kwnames || !positional_call(args, n, c)) {
+      tuple = nb::steal(PyTuple_New(n));
+      dict = nb::steal(PyDict_New());
+      if (!tuple.is_valid() || !dict.is_valid()) return nullptr;
+      for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(tuple.ptr(), i, nb::borrow(args[i]).release().ptr());
+      for (Py_ssize_t i = 0, k = kwnames ? PyTuple_GET_SIZE(kwnames) : 0; i < k; ++i)
+        if (PyDict_SetItem(dict.ptr(), PyTuple_GET_ITEM(kwnames, i), args[n + i]) != 0) return nullptr;
+      if (!parse_call(tuple.ptr(), dict.ptr(), c)) return nullptr;
+    }
+    if (device_count() == 0 || active_backend() == Backend::Cpu) require_cuda_backend();
+    RawKernel& k = raw_kernel(self);
+    auto [grid, block] = k.dims.get(c.grid, c.block);
+    launch(k.kernel(), grid, block, c.items, shared_bytes(c.shared), c.stream, &k.packed);
+    Py_RETURN_NONE;
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return nullptr;
+  }
+}
+
+// RawKernel(code, name, options=())
+PyObject* raw_kernel_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  static const char* names[] = {"code", "name", "options", nullptr};
+  PyObject *code, *name, *options = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "UU|O:RawKernel", const_cast<char**>(names), &code, &name, &options))
+    return nullptr;
+  try {
+    std::vector<std::string> option_list;
+    if (options && !nb::try_cast(nb::handle(options), option_list))
+      throw BadArgument("RawKernel options must be a sequence of str, not " + python_type_name(options));
+    auto kernel = std::make_unique<RawKernel>(nb::cast<std::string>(nb::handle(code)),
+                                              nb::cast<std::string>(nb::handle(name)), std::move(option_list));
+    PyObject* self = type->tp_alloc(type, 0);
+    if (!self) return nullptr;
+    auto* object = reinterpret_cast<RawKernelObject*>(self);
+    object->vectorcall = raw_kernel_vectorcall;
+    object->kernel = kernel.release();
+    return self;
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return nullptr;
+  }
+}
+
+void raw_kernel_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  delete reinterpret_cast<RawKernelObject*>(self)->kernel;
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+// A method or property body, with C++ exceptions turned into Python ones.
+template <typename Body>
+PyObject* guarded(Body body) {
+  try {
+    return body().release().ptr();
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return nullptr;
+  }
+}
+
+PyObject* raw_kernel_compile(PyObject* self, PyObject*) {
+  return guarded([&] {
+    require_cuda_backend();
+    raw_kernel(self).kernel();
+    return nb::none();
+  });
+}
+PyObject* raw_kernel_name(PyObject* self, void*) { return guarded([&] { return nb::str(raw_kernel(self).name().c_str()); }); }
+PyObject* raw_kernel_code(PyObject* self, void*) { return guarded([&] { return nb::str(raw_kernel(self).code().c_str()); }); }
+PyObject* raw_kernel_handle(PyObject* self, void*) {
+  return guarded([&] {
+    require_cuda_backend();
+    return nb::int_(reinterpret_cast<uintptr_t>(raw_kernel(self).kernel().handle()));
+  });
+}
+PyObject* raw_kernel_attributes(PyObject* self, void*) {
+  return guarded([&] {
+    require_cuda_backend();
+    return nb::object(attributes(raw_kernel(self).kernel()));
+  });
+}
+
+PyMethodDef raw_kernel_methods[] = {
+    {"compile", raw_kernel_compile, METH_NOARGS, "Compile and load now instead of at the first call."}, {}};
+PyGetSetDef raw_kernel_properties[] = {
+    {"name", raw_kernel_name, nullptr, nullptr, nullptr},
+    {"code", raw_kernel_code, nullptr, nullptr, nullptr},
+    {"handle", raw_kernel_handle, nullptr,
+     "The CUfunction of the current device, as an int (compiles and loads it first if needed).", nullptr},
+    {"attributes", raw_kernel_attributes, nullptr, "Registers, local (spill) bytes and shared memory.", nullptr},
+    {}};
+PyMemberDef raw_kernel_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(RawKernelObject, vectorcall), READONLY, nullptr}, {}};
+PyType_Slot raw_kernel_slots[] = {
+    {Py_tp_new, reinterpret_cast<void*>(raw_kernel_new)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(raw_kernel_dealloc)},
+    {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+    {Py_tp_methods, raw_kernel_methods},
+    {Py_tp_getset, raw_kernel_properties},
+    {Py_tp_members, raw_kernel_members},
+    {Py_tp_doc, const_cast<char*>("RawKernel(code, name, options=()): a CUDA C++ kernel compiled on first call; "
+                                  "call as kernel(grid, block, args, shared_mem=0, stream=None).")},
+    {0, nullptr}};
+PyType_Spec raw_kernel_spec = {"jiasu._core.RawKernel", sizeof(RawKernelObject), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_VECTORCALL,
+                               raw_kernel_slots};
 
 }  // namespace
 
@@ -358,21 +481,9 @@ void bind_launch(nb::module_& m) {
            nb::arg("name"))
       .def_prop_ro("kernel_names", [](SourceModule& s) { return s.module(current_device())->kernel_names(); });
 
-  nb::class_<RawKernel>(m, "RawKernel", "A CUDA C++ kernel compiled on first call; call as "
-                        "kernel(grid, block, args, shared_mem=0, stream=None).", nb::type_slots(raw_kernel_slots))
-      .def(nb::init<std::string, std::string, std::vector<std::string>>(), nb::arg("code"), nb::arg("name"),
-           nb::arg("options") = std::vector<std::string>())
-      .def("compile", [](RawKernel& k) { require_cuda_backend(); k.kernel(); }, "Compile and load now instead of at the first call.")
-      .def_prop_ro("name", &RawKernel::name)
-      .def_prop_ro("code", &RawKernel::code)
-      .def_prop_ro("handle", [](RawKernel& k) {
-        require_cuda_backend();
-        return reinterpret_cast<uintptr_t>(k.kernel().handle());
-      }, "The CUfunction of the current device, as an int (compiles and loads it first if needed).")
-      .def_prop_ro("attributes", [](RawKernel& k) {
-        require_cuda_backend();
-        return attributes(k.kernel());
-      });
+  raw_kernel_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&raw_kernel_spec));
+  if (!raw_kernel_type) throw nb::python_error();
+  m.attr("RawKernel") = nb::steal(reinterpret_cast<PyObject*>(raw_kernel_type));
 }
 
 }  // namespace jiasu::py

@@ -272,3 +272,28 @@ def test_raw_kernel_repeat_calls_pack_each_argument_anew(fake_driver, nvrtc, tmp
     """))
     assert out[:8] == ["True True"] * 8, out
     assert out[8].startswith("ValueError: argument 1 = 1099511627776 does not fit the 4-byte parameter"), out[8]
+
+
+def test_raw_kernel_construction_and_subclasses(fake_driver, nvrtc, tmp_path):
+    """RawKernel(code, name, options=()) checks its arguments, and subclasses construct and launch as it does."""
+    out = run_with_fake(fake_driver, tmp_path, textwrap.dedent(READ_LAST_LAUNCH) + textwrap.dedent("""
+        source = 'extern "C" __global__ void f(float* x, int n) {}'
+        print(error_of(lambda: jiasu.RawKernel(source)))
+        print(error_of(lambda: jiasu.RawKernel(source, "f", 3)))
+        print(error_of(lambda: jiasu.RawKernel(source, "f", ["-lineinfo", 2])))
+        k = jiasu.RawKernel(code=source, name="f", options=["-lineinfo"])
+        print(k.name, k.code == source)
+
+        class Traced(jiasu.RawKernel):
+            def __call__(self, *args, **kwargs):
+                print("traced")
+                return super().__call__(*args, **kwargs)
+
+        x = jiasu.asarray(np.ones(4, np.float32))
+        Traced(source, "f")(2, 4, (x, 3))
+        print(last_launch() == ((2, 1, 1, 4, 1, 1, 0), packed(("Q", x.ptr), ("i", 3))))
+    """))
+    assert out[0] == "TypeError: RawKernel() missing required argument 'name' (pos 2)", out[0]
+    assert out[1] == "TypeError: RawKernel options must be a sequence of str, not int", out[1]
+    assert out[2] == "TypeError: RawKernel options must be a sequence of str, not list", out[2]
+    assert out[3:] == ["f True", "traced", "True"], out
