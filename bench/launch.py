@@ -18,7 +18,7 @@ with the garbage collector off, and the figure is the median over the repetition
 
 Usage:  python3 bench/launch.py [--json out.json] [--launch-loop build/gpu-check/launch_loop]
                                 [--launch-loop-lib build/gpu-check/launch_loop_lib.so]
-                                [--reps 21] [--launches 20000] [--numba-launches 1000]
+                                [--reps 41] [--launches 20000] [--numba-launches 1000]
 Goal (from the issue): jiasu (RawKernel and @jiasu.kernel) <= 1.1x the C++ loop.
 """
 import argparse
@@ -241,7 +241,7 @@ def main():
     parser.add_argument("--launch-loop-lib", help="path of the built bench/launch_loop_lib.cpp (default: find or build it)")
     parser.add_argument("--n", type=int, default=1000, help="array length (default 1000: 4 blocks of 256)")
     parser.add_argument("--threads", type=int, default=256)
-    parser.add_argument("--reps", type=int, default=21)
+    parser.add_argument("--reps", type=int, default=41)
     parser.add_argument("--launches", type=int, default=20000, help="launches per repetition")
     parser.add_argument("--numba-launches", type=int, default=1000, help="launches per repetition for Numba")
     parser.add_argument("--warmup", type=int, default=2000)
