@@ -8,6 +8,7 @@
 #include <atomic>
 #include <climits>
 #include <optional>
+#include <utility>
 
 #include "common.hpp"
 #include "program/source_module.hpp"
@@ -317,8 +318,9 @@ PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
              : !positional_call(&PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), c) && !parse_call(args, kwargs, c))
     return nullptr;
   try {
-    launch(*nb::inst_ptr<Kernel>(self), dim3_from(c.grid, "grid"), dim3_from(c.block, "block"), c.items,
-           shared_bytes(c.shared), c.stream);
+    const size_t shared = shared_bytes(c.shared);
+    const Dim3 grid = dim3_from(c.grid, "grid"), block = dim3_from(c.block, "block");
+    launch(*nb::inst_ptr<Kernel>(self), grid, block, c.items, shared, c.stream);
     Py_RETURN_NONE;
   } catch (...) {
     set_python_error(std::current_exception());
@@ -337,7 +339,11 @@ struct RawKernelObject {
 };
 PyTypeObject* raw_kernel_type = nullptr;
 
-RawKernel& raw_kernel(PyObject* self) { return *reinterpret_cast<RawKernelObject*>(self)->kernel; }
+RawKernel& raw_kernel(PyObject* self) {
+  RawKernel* kernel = reinterpret_cast<RawKernelObject*>(self)->kernel;
+  if (!kernel) throw BadValue("this RawKernel was not initialised (a subclass's __init__ must call super().__init__)");
+  return *kernel;
+}
 
 PyObject* raw_kernel_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
@@ -353,10 +359,11 @@ PyObject* raw_kernel_vectorcall(PyObject* self, PyObject* const* args, size_t na
         if (PyDict_SetItem(dict.ptr(), PyTuple_GET_ITEM(kwnames, i), args[n + i]) != 0) return nullptr;
       if (!parse_call(tuple.ptr(), dict.ptr(), c)) return nullptr;
     }
-    if (device_count() == 0 || active_backend() == Backend::Cpu) require_cuda_backend();
     RawKernel& k = raw_kernel(self);
-    auto [grid, block] = k.dims.get(c.grid, c.block);
-    launch(k.kernel(), grid, block, c.items, shared_bytes(c.shared), c.stream, &k.packed);
+    const size_t shared = shared_bytes(c.shared);
+    if (device_count() == 0 || active_backend() == Backend::Cpu) require_cuda_backend();
+    const auto [grid, block] = k.dims.get(c.grid, c.block);
+    launch(k.kernel(), grid, block, c.items, shared, c.stream, &k.packed);
     Py_RETURN_NONE;
   } catch (...) {
     set_python_error(std::current_exception());
@@ -364,27 +371,29 @@ PyObject* raw_kernel_vectorcall(PyObject* self, PyObject* const* args, size_t na
   }
 }
 
-// RawKernel(code, name, options=())
-PyObject* raw_kernel_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+PyObject* raw_kernel_new(PyTypeObject* type, PyObject*, PyObject*) {
+  PyObject* self = type->tp_alloc(type, 0);  // zeroed: no kernel until __init__
+  if (self) reinterpret_cast<RawKernelObject*>(self)->vectorcall = raw_kernel_vectorcall;
+  return self;
+}
+
+// RawKernel(code, name, options=()), in __init__ so that subclasses can call it with super().__init__.
+int raw_kernel_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* names[] = {"code", "name", "options", nullptr};
   PyObject *code, *name, *options = nullptr;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "UU|O:RawKernel", const_cast<char**>(names), &code, &name, &options))
-    return nullptr;
+    return -1;
   try {
     std::vector<std::string> option_list;
     if (options && !nb::try_cast(nb::handle(options), option_list))
       throw BadArgument("RawKernel options must be a sequence of str, not " + python_type_name(options));
-    auto kernel = std::make_unique<RawKernel>(nb::cast<std::string>(nb::handle(code)),
-                                              nb::cast<std::string>(nb::handle(name)), std::move(option_list));
-    PyObject* self = type->tp_alloc(type, 0);
-    if (!self) return nullptr;
-    auto* object = reinterpret_cast<RawKernelObject*>(self);
-    object->vectorcall = raw_kernel_vectorcall;
-    object->kernel = kernel.release();
-    return self;
+    auto* kernel = new RawKernel(nb::cast<std::string>(nb::handle(code)), nb::cast<std::string>(nb::handle(name)),
+                                 std::move(option_list));
+    delete std::exchange(reinterpret_cast<RawKernelObject*>(self)->kernel, kernel);
+    return 0;
   } catch (...) {
     set_python_error(std::current_exception());
-    return nullptr;
+    return -1;
   }
 }
 
@@ -441,6 +450,7 @@ PyMemberDef raw_kernel_members[] = {
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(RawKernelObject, vectorcall), READONLY, nullptr}, {}};
 PyType_Slot raw_kernel_slots[] = {
     {Py_tp_new, reinterpret_cast<void*>(raw_kernel_new)},
+    {Py_tp_init, reinterpret_cast<void*>(raw_kernel_init)},
     {Py_tp_dealloc, reinterpret_cast<void*>(raw_kernel_dealloc)},
     {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
     {Py_tp_methods, raw_kernel_methods},

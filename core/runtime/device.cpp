@@ -79,10 +79,6 @@ void query(DeviceProperties& p, int ordinal) {
 
 }  // namespace
 
-namespace detail {
-[[gnu::tls_model("initial-exec")]] thread_local int thread_device = 0;
-[[gnu::tls_model("initial-exec")]] thread_local int thread_active_device = -1;
-}  // namespace detail
 using detail::thread_active_device;
 using detail::thread_device;
 

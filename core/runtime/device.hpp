@@ -47,8 +47,9 @@ const DeviceProperties& device_properties(int ordinal);
 namespace detail {
 // Read at every launch, so inline. The initial-exec model makes each a plain load instead of a call to
 // __tls_get_addr (the module is dlopen'd); the few bytes fit the static TLS the loader keeps for such modules.
-[[gnu::tls_model("initial-exec")]] extern thread_local int thread_device;
-[[gnu::tls_model("initial-exec")]] extern thread_local int thread_active_device;  // whose primary context is current
+// Defined here (inline, constant-initialised) so that no reader goes through a TLS initialisation wrapper.
+[[gnu::tls_model("initial-exec")]] inline thread_local int thread_device = 0;
+[[gnu::tls_model("initial-exec")]] inline thread_local int thread_active_device = -1;  // whose primary context is current
 }  // namespace detail
 
 // The device this thread works on (default 0), as with cudaSetDevice.

@@ -184,9 +184,15 @@ READ_LAST_LAUNCH = """
     fake.jiasu_fake_last_launch.restype = ctypes.c_size_t
 
     def last_launch():
-        config, stream, params = (ctypes.c_uint * 7)(), ctypes.c_void_p(), (ctypes.c_ubyte * 4096)()
-        size = fake.jiasu_fake_last_launch(config, ctypes.byref(stream), params, 4096)
+        function, stream = ctypes.c_void_p(), ctypes.c_void_p()
+        config, params = (ctypes.c_uint * 7)(), (ctypes.c_ubyte * 4096)()
+        size = fake.jiasu_fake_last_launch(ctypes.byref(function), config, ctypes.byref(stream), params, 4096)
         return tuple(config), bytes(params[:size])
+
+    def last_kernel():  # the CUfunction launched last
+        function, stream, config, params = ctypes.c_void_p(), ctypes.c_void_p(), (ctypes.c_uint * 7)(), (ctypes.c_ubyte * 1)()
+        fake.jiasu_fake_last_launch(ctypes.byref(function), config, ctypes.byref(stream), params, 0)
+        return function.value
 
     def packed(*fields):
         # (format, value) per parameter, each aligned to its size as the compiled kernel lays them out
@@ -227,16 +233,22 @@ def test_repeat_launches_pack_each_argument_anew(fake_driver, nvrtc, tmp_path):
             ((big[1::2], arrays[1], 9, 3), [strided(big[1::2]), c_array(arrays[1]), ("q", 9), ("q", 3)]),
             ((arrays[0], arrays[1], True, 1), [c_array(arrays[0]), c_array(arrays[1]), ("?", True), ("q", 1)]),
             ((arrays[2], arrays[3], False, 6), [c_array(arrays[2]), c_array(arrays[3]), ("?", False), ("q", 6)]),
-            ((f64, f64, 2, 3), [c_array(f64), c_array(f64), ("q", 2), ("q", 3)]),
+            ((f64, f64, True, 3), [c_array(f64), c_array(f64), ("?", True), ("q", 3)]),  # only the dtype changes
             ((arrays[0], arrays[1], np.float32(1.5), 2), [c_array(arrays[0]), c_array(arrays[1]), ("f", 1.5), ("q", 2)]),
             ((arrays[2], arrays[3], np.float32(2.5), 4), [c_array(arrays[2]), c_array(arrays[3]), ("f", 2.5), ("q", 4)]),
             ((arrays[1], arrays[2], 11, 12), [c_array(arrays[1]), c_array(arrays[2]), ("q", 11), ("q", 12)]),
         ]
+        kernels = []
         for blocks, (args, fields) in zip((1000, 1001, 7, 7, (3, 2), (3, 2), 5, 5, 1, 1, 2, 2), cases):
             scale[blocks, 64](*args)
             config, params = last_launch()
+            kernels.append(last_kernel())
             grid = blocks if isinstance(blocks, tuple) else (blocks,)
             print(config[:6] == grid + (1,) * (3 - len(grid)) + (64, 1, 1), params == packed(*fields))
+        # Cases 0-1, 2-3, 4-5, 6-7 and 9-10 share a signature, and so a compiled kernel; 8 has one of its own,
+        # and 11 has the first's.
+        print(all(kernels[i] == kernels[i + 1] for i in (0, 2, 4, 6, 9)),
+              len({kernels[i] for i in (0, 2, 4, 6, 8, 9)}) == 6, kernels[11] == kernels[0])
         print(error_of(lambda: scale[1, 64](arrays[0], arrays[1], 2 ** 70, 1)))
         freed = jiasu.asarray(np.ones(10, np.float32))
         freed.free()
@@ -245,9 +257,10 @@ def test_repeat_launches_pack_each_argument_anew(fake_driver, nvrtc, tmp_path):
         print(last_launch()[1] == packed(c_array(arrays[3]), c_array(arrays[0]), ("q", 5), ("q", 6)))
     """))
     assert out[:12] == ["True True"] * 12, out
-    assert out[12] == "ValueError: argument 2 of kernel 'scale' is an int too large for int64", out[12]
-    assert out[13].startswith("InvalidArrayError: this array's memory was freed"), out[13]
-    assert out[14] == "True"
+    assert out[12] == "True True True", out[12]
+    assert out[13] == "ValueError: argument 2 of kernel 'scale' is an int too large for int64", out[13]
+    assert out[14].startswith("InvalidArrayError: this array's memory was freed"), out[14]
+    assert out[15] == "True"
 
 
 def test_raw_kernel_repeat_calls_pack_each_argument_anew(fake_driver, nvrtc, tmp_path):
@@ -285,15 +298,24 @@ def test_raw_kernel_construction_and_subclasses(fake_driver, nvrtc, tmp_path):
         print(k.name, k.code == source)
 
         class Traced(jiasu.RawKernel):
+            def __init__(self, name):
+                super().__init__(source, name)
+
             def __call__(self, *args, **kwargs):
                 print("traced")
                 return super().__call__(*args, **kwargs)
 
+        class Forgetful(jiasu.RawKernel):
+            def __init__(self):
+                pass
+
         x = jiasu.asarray(np.ones(4, np.float32))
-        Traced(source, "f")(2, 4, (x, 3))
+        Traced("f")(2, 4, (x, 3))
         print(last_launch() == ((2, 1, 1, 4, 1, 1, 0), packed(("Q", x.ptr), ("i", 3))))
+        print(error_of(lambda: Forgetful()(1, 4, (x, 3))))
     """))
     assert out[0] == "TypeError: RawKernel() missing required argument 'name' (pos 2)", out[0]
     assert out[1] == "TypeError: RawKernel options must be a sequence of str, not int", out[1]
     assert out[2] == "TypeError: RawKernel options must be a sequence of str, not list", out[2]
-    assert out[3:] == ["f True", "traced", "True"], out
+    assert out[3:6] == ["f True", "traced", "True"], out
+    assert out[6] == "ValueError: this RawKernel was not initialised (a subclass's __init__ must call super().__init__)"

@@ -120,33 +120,36 @@ CUresult param_info(void* f, size_t index, size_t* offset, size_t* size) {
 CUresult occupancy(int* blocks, void*, int, size_t) { *blocks = 2; return kSuccess; }
 CUresult elapsed(float* ms, void*, void*) { *ms = 0.001f; return kSuccess; }
 
-// The last launch, as tests read it back through jiasu_fake_last_launch: configuration and parameter bytes.
+// The last launch, as tests read it back through jiasu_fake_last_launch: kernel, configuration and
+// parameter bytes (padding zeroed).
 struct Launch {
+  void* function;
   unsigned config[7];  // grid x, y, z, block x, y, z, shared bytes
   void* stream;
   unsigned char params[4096];
   size_t size;
-};
-Launch last_launch;
+} last_launch;
 
 CUresult launch_kernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                        unsigned shared, void* stream, void** params, void** extra) {
   Launch& l = last_launch;
+  const auto& layout = *static_cast<std::vector<Param>*>(f);
+  size_t size = 0;
+  if (params)  // one pointer per parameter, placed by the layout read from the CUBIN
+    for (const Param& p : layout) size = std::max(size, p.offset + p.size);
+  else if (extra)  // {BUFFER_POINTER, data, BUFFER_SIZE, &size, END}
+    size = *static_cast<size_t*>(extra[3]);
+  if (size > sizeof l.params) return kInvalidValue;
   const unsigned config[7] = {gx, gy, gz, bx, by, bz, shared};
   std::memcpy(l.config, config, sizeof config);
+  l.function = f;
   l.stream = stream;
-  l.size = 0;
-  if (params) {  // one pointer per parameter, placed by the layout read from the CUBIN
-    for (size_t i = 0; i < static_cast<std::vector<Param>*>(f)->size(); ++i) {
-      const Param& p = (*static_cast<std::vector<Param>*>(f))[i];
-      if (p.offset + p.size > sizeof l.params) return kInvalidValue;
-      std::memcpy(l.params + p.offset, params[i], p.size);
-      l.size = std::max(l.size, p.offset + p.size);
-    }
-  } else if (extra) {  // {BUFFER_POINTER, data, BUFFER_SIZE, &size, END}
-    l.size = std::min(*static_cast<size_t*>(extra[3]), sizeof l.params);
-    std::memcpy(l.params, extra[1], l.size);
-  }
+  l.size = size;
+  std::memset(l.params, 0, size);
+  if (params)
+    for (size_t i = 0; i < layout.size(); ++i) std::memcpy(l.params + layout[i].offset, params[i], layout[i].size);
+  else if (extra)
+    std::memcpy(l.params, extra[1], size);
   return kSuccess;
 }
 
@@ -186,8 +189,10 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned
   return launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
 }
 
-// Copies the last launch's configuration (7 values), stream and parameter bytes out; returns their size.
-size_t jiasu_fake_last_launch(unsigned* config, void** stream, unsigned char* params, size_t capacity) {
+// Copies the last launch's kernel, configuration (7 values), stream and parameter bytes out; returns their size.
+size_t jiasu_fake_last_launch(void** function, unsigned* config, void** stream, unsigned char* params,
+                              size_t capacity) {
+  *function = last_launch.function;
   std::memcpy(config, last_launch.config, sizeof last_launch.config);
   *stream = last_launch.stream;
   std::memcpy(params, last_launch.params, std::min(capacity, last_launch.size));
