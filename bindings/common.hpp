@@ -16,6 +16,10 @@
 
 namespace nb = nanobind;
 
+namespace jiasu::fe {
+struct FunctionSource;
+}
+
 namespace jiasu::py {
 
 // A GPU (ordinal >= 0) or the CPU backend's device (kCpuDevice).
@@ -47,6 +51,10 @@ PyObject* numpy_generic();
 PyTypeObject* numpy_ndarray_type();
 Dim3 dim3_from(nb::handle value, const char* what);
 nb::dict attributes(const Kernel& kernel);
+
+// A Python function's description (see kernel_source.cpp) as the front end reads it; `held` is the kernel's
+// list that keeps the descriptions of the device functions it calls.
+std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description, PyObject* held);
 
 // Per-thread working storage of one launch, reused from launch to launch. A launch that starts while
 // another is still classifying its arguments (Python code run by an argument's protocol or a warning

@@ -1,0 +1,70 @@
+// A Python function described to the C++ front end: its source text, file and line, and a resolver that
+// describes the module-level names it uses (numbers, tuples, modules, dtypes, other device functions).
+#include <nanobind/stl/string.h>
+
+#include "common.hpp"
+#include "frontend/check.hpp"
+
+namespace jiasu::py {
+namespace {
+
+// The Python layer describes each global as a tuple: ("int", 3), ("module", "math"), ("function", f), ...
+// `held`: the kernel's list of the device functions' descriptions (see function_source).
+fe::GlobalValue global_from(nb::handle description, PyObject* held) {
+  fe::GlobalValue g;
+  nb::tuple t = nb::borrow<nb::tuple>(description);
+  std::string kind = nb::cast<std::string>(t[0]);
+  if (kind == "int") {
+    g.kind = fe::GlobalValue::Int;
+    g.int_value = nb::cast<int64_t>(t[1]);
+  } else if (kind == "bool") {
+    g.kind = fe::GlobalValue::Bool;
+    g.int_value = nb::cast<bool>(t[1]);
+  } else if (kind == "float") {
+    g.kind = fe::GlobalValue::Float;
+    g.float_value = nb::cast<double>(t[1]);
+  } else if (kind == "tuple") {
+    g.kind = fe::GlobalValue::Tuple;
+    for (nb::handle item : t[1]) g.items.push_back(global_from(item, held));
+  } else if (kind == "module") {
+    g.kind = fe::GlobalValue::Module;
+    g.name = nb::cast<std::string>(t[1]);
+  } else if (kind == "dtype") {
+    g.kind = fe::GlobalValue::DTypeValue;
+    g.dtype = dtype_from_name(nb::cast<std::string>(t[1]));
+  } else if (kind == "function") {
+    g.kind = fe::GlobalValue::Function;
+    // Once each: every specialisation's compile asks for its callees again.
+    int held_already = PySequence_Contains(held, t[1].ptr());
+    if (held_already < 0 || (!held_already && PyList_Append(held, t[1].ptr()) != 0)) throw nb::python_error();
+    g.function = function_source(t[1], held);
+  } else if (kind == "unsupported") {
+    g.kind = fe::GlobalValue::Unsupported;
+    g.name = nb::cast<std::string>(t[1]);
+  } else if (kind != "missing") {
+    throw BadValue("internal: the resolver described a global as '" + kind + "'");
+  }
+  return g;
+}
+
+}  // namespace
+
+// `description` has: source, file, first_line, identity, resolve(name) -> global description.
+// Descriptions are borrowed: the kernel's own is KernelFunction::description, and those of the device
+// functions it calls go into its `held` list. Both are where the garbage collector sees them, since each
+// leads back to the kernel through its function's globals (a reference kept in C++ would hide that cycle
+// and leak the kernel).
+std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description, PyObject* held) {
+  auto source = std::make_shared<fe::FunctionSource>();
+  source->source.text = nb::cast<std::string>(description.attr("source"));
+  source->source.file = nb::cast<std::string>(description.attr("file"));
+  source->source.first_line = nb::cast<int>(description.attr("first_line"));
+  source->identity = nb::cast<std::string>(description.attr("identity"));
+  PyObject* borrowed = description.ptr();
+  source->resolve = [borrowed, held](const std::string& name) {
+    return global_from(nb::handle(borrowed).attr("resolve")(name), held);
+  };
+  return source;
+}
+
+}  // namespace jiasu::py
