@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
-#include <thread>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -57,7 +56,7 @@ int configured_thread_count() {
       throw BadValue("JIASU_CPU_THREADS must be a positive integer (at most 4096), not '" + std::string(text) + "'");
     return static_cast<int>(value);
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(usable_cpus());
 }
 
 // The pool of OS threads that run blocks: created on first use and never destroyed (its workers sleep

@@ -16,7 +16,7 @@ namespace jiasu {
 struct HostLaunch;  // the entry point's first argument (as the host runtime header declares it)
 
 // How many OS threads the pool runs blocks on, the calling thread included: $JIASU_CPU_THREADS when
-// set (a positive integer, else BadValue), else std::thread::hardware_concurrency() (at least 1).
+// set (a positive integer, else BadValue), else the CPUs the process may run on (usable_cpus()).
 // Fixed when the pool is first used.
 int host_thread_count();
 

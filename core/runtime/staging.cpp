@@ -8,14 +8,9 @@
 #include <limits>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "support/error.hpp"
-
-#ifdef __linux__
-#include <sched.h>
-#endif
 
 namespace jiasu::staging {
 namespace {
@@ -36,16 +31,6 @@ bool parse_count(const char* text, size_t* out) {
   if (*text) return false;
   *out = value;
   return true;
-}
-
-// The CPUs this process may run on (its affinity mask, e.g. under taskset or a container's cpuset).
-unsigned available_cpus() {
-#ifdef __linux__
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return static_cast<unsigned>(CPU_COUNT(&set));
-#endif
-  return std::thread::hardware_concurrency();
 }
 
 bool equals_ignoring_case(const char* a, const char* b) {
@@ -130,7 +115,7 @@ Config parse_config(const char* staging, const char* min_bytes, const char* chun
 const Config& config() {
   static const Config c = parse_config(std::getenv("JIASU_STAGING"), std::getenv("JIASU_STAGING_MIN_BYTES"),
                                        std::getenv("JIASU_STAGING_CHUNK_BYTES"),
-                                       std::getenv("JIASU_STAGING_THREADS"), available_cpus());
+                                       std::getenv("JIASU_STAGING_THREADS"), usable_cpus());
   return c;
 }
 

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 namespace jiasu {
 
 WorkPool::WorkPool(unsigned threads) {
@@ -79,6 +83,14 @@ void WorkPool::worker() {
     lock.lock();
     if (--active_ == 0) done_.notify_one();  // only the job's caller waits on done_
   }
+}
+
+unsigned usable_cpus() {
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 }  // namespace jiasu

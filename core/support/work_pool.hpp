@@ -73,4 +73,8 @@ class WorkPool {
   std::vector<std::thread> workers_;
 };
 
+// The CPUs this process may run on: its affinity mask (taskset, a container's cpuset), else every CPU
+// the system has; at least 1.
+unsigned usable_cpus();
+
 }  // namespace jiasu

@@ -147,6 +147,18 @@ def test_thread_count_comes_from_the_environment():
     assert result.returncode == 0 and result.stdout.strip() == "3", result.stderr
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+def test_thread_count_follows_the_cpu_affinity_mask():
+    """Without JIASU_CPU_THREADS the pool has a thread per CPU the process may run on (taskset, cpusets)."""
+    result = run_python("""
+        import os
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        import jiasu
+        print(jiasu._core.cpu_threads(), len(os.sched_getaffinity(0)))
+    """, JIASU_CPU_THREADS=None)
+    assert result.returncode == 0 and result.stdout.split() == ["1", "1"], result.stderr
+
+
 def test_raw_cuda_kernels_refuse_the_cpu_backend(cpu_backend):
     kernel = jiasu.RawKernel('extern "C" __global__ void f(float* x) { x[0] = 1; }', "f")
     with pytest.raises(jiasu.CudaError, match="need a GPU"):
