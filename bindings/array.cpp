@@ -30,8 +30,17 @@ Array adopt_view(DType dtype, Layout layout, cu::CUdeviceptr ptr, int device, st
   return Array(dtype, std::move(layout), std::move(memory));
 }
 
-Array from_cuda_array_interface(nb::handle obj) {
-  nb::dict cai = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
+// obj.__cuda_array_interface__, or an invalid object when it has none (any error reading it counts as none,
+// as for hasattr). Read once: some producers (torch) build the dictionary anew at every access.
+nb::object cuda_array_interface(nb::handle obj) {
+  PyObject* value = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
+  if (!value) PyErr_Clear();
+  return nb::steal(value);
+}
+
+// A view of obj's memory as its __cuda_array_interface__ (`interface`) describes it.
+Array from_cuda_array_interface(nb::handle obj, nb::handle interface) {
+  nb::dict cai = nb::cast<nb::dict>(interface);
   DType dtype = dtype_from_typestr(nb::cast<std::string>(cai["typestr"]));
   Shape shape = shape_from(cai["shape"]);
   Layout layout = contiguous_layout(shape, itemsize(dtype));
@@ -204,10 +213,17 @@ void set(const Array& a, nb::handle value, nb::handle stream) {
 // NumPy arrays or torch CPU tensors are not.
 bool is_device_object(nb::handle obj) {
   if (nb::isinstance<Array>(obj)) return !nb::inst_ptr<Array>(obj)->on_host();
-  if (nb::hasattr(obj, "__cuda_array_interface__")) return true;
-  if (!nb::hasattr(obj, "__dlpack_device__")) return false;
-  int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
-  return type == kDLCUDA || type == kDLCUDAManaged;
+  // DLPack's device first: a method returning two ints, where torch builds a whole dict for the
+  // __cuda_array_interface__ probe (and that is asked again when the object is wrapped).
+  if (nb::hasattr(obj, "__dlpack_device__")) {
+    try {
+      int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
+      if (type == kDLCUDA || type == kDLCUDAManaged) return true;
+    } catch (const nb::python_error&) {  // a producer whose DLPack fails may still offer the interface
+    } catch (const nb::cast_error&) {
+    }
+  }
+  return nb::hasattr(obj, "__cuda_array_interface__");
 }
 
 nb::object& numpy() {
@@ -273,15 +289,20 @@ Array device_array_from(nb::handle obj) {
       try {
         return from_dlpack_object(obj);
       } catch (const BadArgument&) {
-        if (!nb::hasattr(obj, "__cuda_array_interface__")) throw;  // else the producer may allow CAI
+        nb::object interface = cuda_array_interface(obj);  // the producer may allow CAI where DLPack failed
+        if (!interface.is_valid()) throw;
+        return from_cuda_array_interface(obj, interface);
       }
     }
-    if (!nb::hasattr(obj, "__cuda_array_interface__"))
+    nb::object interface = cuda_array_interface(obj);
+    if (!interface.is_valid())
       throw BadArgument("expected device memory but got a " + python_type_name(obj) + " on the " +
                         (type == kDLCPU ? std::string("CPU") : "device type " + std::to_string(type)) +
                         "; copy it to the GPU first with jiasu.asarray(x)");
+    return from_cuda_array_interface(obj, interface);
   }
-  if (nb::hasattr(obj, "__cuda_array_interface__")) return from_cuda_array_interface(obj);
+  if (nb::object interface = cuda_array_interface(obj); interface.is_valid())
+    return from_cuda_array_interface(obj, interface);
   throw BadArgument("expected device memory (a jiasu.Array or an object with __dlpack__ or "
                     "__cuda_array_interface__) but got " + python_type_name(obj) +
                     "; copy host data to the GPU with jiasu.asarray(x)");

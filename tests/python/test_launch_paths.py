@@ -319,3 +319,29 @@ def test_raw_kernel_construction_and_subclasses(fake_driver, nvrtc, tmp_path):
     assert out[2] == "TypeError: RawKernel options must be a sequence of str, not list", out[2]
     assert out[3:6] == ["f True", "traced", "True"], out
     assert out[6] == "ValueError: this RawKernel was not initialised (a subclass's __init__ must call super().__init__)"
+
+
+def test_foreign_device_arrays_are_read_once_per_launch(fake_driver, nvrtc, tmp_path):
+    """An object with __cuda_array_interface__ is passed as the memory it describes; the interface (which
+    torch builds anew at every read) is read as few times as the launch needs."""
+    out = run_with_fake(fake_driver, tmp_path, textwrap.dedent(READ_LAST_LAUNCH) + textwrap.dedent("""
+        class Foreign:
+            def __init__(self, array, dlpack_device=None):
+                self.array, self.reads = array, 0
+                if dlpack_device:
+                    self.__dlpack_device__ = lambda: dlpack_device
+
+            @property
+            def __cuda_array_interface__(self):
+                self.reads += 1
+                return {"shape": self.array.shape, "typestr": "<f4", "data": (self.array.ptr, False), "version": 3}
+
+        x, y, out = (jiasu.asarray(np.full(8, v, np.float32)) for v in (1, 2, 0))
+        for foreign in (Foreign(x), Foreign(x, dlpack_device=(2, 0))):
+            add[1, 32](foreign, y, out)  # first, so that it also decides where the launch runs
+            print(foreign.reads, last_launch()[1] == packed(c_array(x), c_array(y), c_array(out)))
+        print(error_of(lambda: add[1, 32](Foreign(x, dlpack_device=(1, 0)), y, object())))
+    """))
+    assert out[0] == "2 True", out  # one read decides the device, one wraps it
+    assert out[1] == "1 True", out  # DLPack's device decides: only the wrapping reads it
+    assert out[2].startswith("TypeError: argument 2 of kernel 'add': expected device memory"), out[2]
