@@ -150,10 +150,12 @@ void FunctionEmitter::declare_array(const fe::Local& local, const Expr& call) {
   // Thread loops run a whole block in one call: its shared arrays are that call's locals (no thread-local
   // lookups in the loops).
   const bool block_local = shared && thread_loops_;
-  if (shared && !block_local)
+  if (shared && !block_local) {
     line(target_.shared_array(element, storage, size));
-  else
+  } else {
     line(std::string(block_local ? "alignas(16) " : "") + element + " " + storage + "[" + std::to_string(size) + "];");
+    stack_array_bytes_ += size * info(local.type.dtype).itemsize;
+  }
   line(c_type(local.type) + " " + name + " = {" + storage + ", {" + local_array_dims(call) + "}};");
 }
 

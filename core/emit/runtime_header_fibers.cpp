@@ -570,7 +570,8 @@ inline unsigned activemask(int site = 0) {
 // (see HostLaunch): nothing here throws or aborts (unless error is null).
 class HostBlocks {
  public:
-  static constexpr long long fiber_stack_bytes = 64 * 1024;
+  // A fiber's stack: this much for the kernel's calls and scalars, plus its local arrays.
+  static constexpr long long base_stack_bytes = 64 * 1024;
 
   explicit HostBlocks(const HostLaunch* launch) : launch_(*launch), previous_(detail::current_block) {
     thread_.gridDim = {launch_.grid[0], launch_.grid[1], launch_.grid[2]};
@@ -609,8 +610,9 @@ class HostBlocks {
 
   // Threads as fibers that switch at barriers and warp operations.
   template <typename Body>
-  void run_fibers(Body& body) {
-    if (threads_ <= 0 || launch_.block_begin >= launch_.block_end || stopped() || !allocate_fibers()) return;
+  void run_fibers(Body& body, long long array_bytes) {
+    if (threads_ <= 0 || launch_.block_begin >= launch_.block_end || stopped() || !allocate_fibers(array_bytes))
+      return;
     state_.invoke = [](void* f, const HostThread& thread) { (*static_cast<Body*>(f))(thread); };
     state_.body = &body;
     const detail::FiberStarter starter;
@@ -619,7 +621,7 @@ class HostBlocks {
       for (long long i = 0; i < threads_; ++i) {
         state_.threads[i].blockIdx = state_.block_index;
         starter.prepare(state_.contexts[i], static_cast<unsigned char*>(stacks_) + i * slot_ + page_,
-                        static_cast<size_t>(fiber_stack_bytes), &detail::fiber_main);
+                        static_cast<size_t>(stack_bytes_), &detail::fiber_main);
         state_.state[i] = detail::fiber_ready;
       }
       for (long long w = 0; w < state_.warp_count; ++w) {
@@ -657,11 +659,13 @@ class HostBlocks {
   bool stopped() const {
     return state_.failed || (state_.error && __atomic_load_n(&state_.error->failed, __ATOMIC_RELAXED));
   }
-  bool allocate_fibers() {
+  bool allocate_fibers(long long array_bytes) {
     page_ = sysconf(_SC_PAGESIZE);
-    slot_ = fiber_stack_bytes + page_;
+    const bool sized = array_bytes >= 0 && array_bytes <= (1LL << 40);  // more is no room anyway
+    stack_bytes_ = sized ? (base_stack_bytes + array_bytes + page_ - 1) / page_ * page_ : array_bytes;
+    slot_ = stack_bytes_ + page_;  // a guard page below each stack
     long long total = 0;
-    if (__builtin_mul_overflow(threads_, slot_, &total)) {
+    if (!sized || __builtin_mul_overflow(threads_, slot_, &total)) {
       stacks_ = MAP_FAILED;
     } else if (launch_.fiber_stacks) {
       stacks_ = launch_.fiber_stacks(threads_, slot_);
@@ -682,7 +686,7 @@ class HostBlocks {
     state_.warps = static_cast<detail::HostWarp*>(calloc(static_cast<size_t>(state_.warp_count), sizeof(detail::HostWarp)));
     if (stacks_ == MAP_FAILED || !state_.contexts || !state_.threads || !state_.state || !state_.warps) {
       detail::fail(state_, "out of memory: no room for the fiber stacks of a block of %lld threads (%lld KiB each)",
-                   threads_, fiber_stack_bytes / 1024);
+                   threads_, stack_bytes_ / 1024);
       return false;
     }
     state_.thread_count = threads_;
@@ -698,7 +702,7 @@ class HostBlocks {
   detail::HostBlock* previous_;
   detail::HostBlock state_;
   HostThread thread_{};
-  long long threads_ = 0, page_ = 0, slot_ = 0;
+  long long threads_ = 0, page_ = 0, stack_bytes_ = 0, slot_ = 0;
   long long mapped_ = 0;  // the bytes of stacks_ when mapped here (not lent)
   void* stacks_ = MAP_FAILED;
 };

@@ -43,7 +43,7 @@ TEST(EmitHost, WarpShuffleReductionThenBlockReduction) {
       "        if t == 0:\n"
       "            out[jiasu.blockIdx.x] = v\n",
       {array(DType::Int64), array(DType::Int64), array(DType::Int64)}, {}, &source);
-  EXPECT_NE(source.find("blocks.run_fibers(body)"), std::string::npos);
+  EXPECT_NE(source.find("blocks.run_fibers(body,"), std::string::npos);
   const long long blocks = 5, threads = 256, n = blocks * threads - 77;
   std::vector<int64_t> x(n), warps(blocks * threads / 32, -1), out(blocks, -1);
   for (long long i = 0; i < n; ++i) x[i] = (i * 7919) % 100003 - 50000;
@@ -365,7 +365,7 @@ extern "C" void reporting(const jiasu::HostLaunch* launch, void* const* params) 
     }
   };
   jiasu::HostBlocks blocks(launch);
-  if (fibers) blocks.run_fibers(body);
+  if (fibers) blocks.run_fibers(body, 0);
   else blocks.run_blocks(per_block);
 }
 )";

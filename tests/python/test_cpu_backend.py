@@ -2,6 +2,8 @@
 in place, and the errors of what it cannot do. Runs on every machine (no GPU needed)."""
 import contextlib
 import os
+import subprocess
+import sys
 import textwrap
 import warnings
 
@@ -233,3 +235,34 @@ def test_inspect_host_shows_the_generated_cpp(cpu_backend):
     code = sources["(array(float64, 1d, C), array(float64, 1d, C), float)"]
     assert "static void jiasu_kernel_blocks(" in code  # thread loops: the kernel has no barrier
     assert "test_cpu_backend.py:" in code and "out[i] = x[i] * factor" in code  # annotated with the Python
+
+
+def test_fibers_get_stacks_for_large_local_arrays(tmp_path):
+    """A block run as fibers gives each thread a stack with room for its local arrays (here 256 KiB, four
+    times the usual fiber stack), as a GPU thread has local memory for them. In a process of its own: a
+    stack too small would crash it."""
+    script = tmp_path / "big_local.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np, jiasu
+
+        @jiasu.kernel
+        def big_local(out):
+            buf = jiasu.local.array(32768, np.float64)
+            t = jiasu.threadIdx.x
+            for i in range(32768):
+                buf[i] = i + t
+            jiasu.syncwarp()  # a warp operation: the block's threads run as fibers
+            s = 0.0
+            for i in range(32768):
+                s += buf[i]
+            out[jiasu.grid(1)] = s
+
+        out = np.zeros(128)
+        big_local[2, 64](out)
+        print(" ".join(str(v) for v in out[[0, 1, 63, 64, 127]]))
+    """))
+    env = dict(os.environ, JIASU_BACKEND="cpu")
+    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    t = np.array([0, 1, 63, 0, 63], dtype=np.float64)
+    np.testing.assert_array_equal(np.array(result.stdout.split(), dtype=np.float64), 32767 * 32768 / 2 + 32768 * t)
