@@ -20,8 +20,9 @@ namespace {
 
 // HostLaunch::fiber_stacks: the fiber stacks of host kernels, kept per OS thread from launch to launch
 // (mapping a block's stacks, guarding each and faulting their first pages in took about 0.7 ms for 256
-// threads, more than running such a block). Grows to the largest block seen; lives as long as its thread.
-void* lend_fiber_stacks(long long count, long long bytes) {
+// threads, more than running such a block). Grows to the most stacks and the largest stack asked for, so
+// that kernels with different needs take turns without remapping; lives as long as its thread.
+void* lend_fiber_stacks(long long count, long long* bytes) {
   struct Stacks {
     void* base = MAP_FAILED;
     long long count = 0, bytes = 0;
@@ -30,20 +31,27 @@ void* lend_fiber_stacks(long long count, long long bytes) {
     }
   };
   thread_local Stacks stacks;
-  if (stacks.base != MAP_FAILED && stacks.bytes == bytes && stacks.count >= count) return stacks.base;
+  if (stacks.base != MAP_FAILED && stacks.bytes >= *bytes && stacks.count >= count) {
+    *bytes = stacks.bytes;
+    return stacks.base;
+  }
+  const long long page = sysconf(_SC_PAGESIZE);
+  if (count <= 0 || *bytes <= page || *bytes % page != 0) return nullptr;
+  count = std::max(count, stacks.count);
+  const long long slot = std::max(*bytes, stacks.bytes);
   if (stacks.base != MAP_FAILED) munmap(stacks.base, static_cast<size_t>(stacks.count * stacks.bytes));
   stacks = Stacks{};
-  const long long page = sysconf(_SC_PAGESIZE);
   long long total = 0;
-  if (count <= 0 || bytes <= page || bytes % page != 0 || __builtin_mul_overflow(count, bytes, &total)) return nullptr;
+  if (__builtin_mul_overflow(count, slot, &total)) return nullptr;
   void* base = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) return nullptr;
   for (long long i = 0; i < count; ++i)  // a guard page below each stack: an overflow faults
-    mprotect(static_cast<unsigned char*>(base) + i * bytes, static_cast<size_t>(page), PROT_NONE);
+    mprotect(static_cast<unsigned char*>(base) + i * slot, static_cast<size_t>(page), PROT_NONE);
   stacks.base = base;
   stacks.count = count;
-  stacks.bytes = bytes;
+  stacks.bytes = slot;
+  *bytes = slot;
   return base;
 }
 

@@ -668,8 +668,9 @@ class HostBlocks {
     if (!sized || __builtin_mul_overflow(threads_, slot_, &total)) {
       stacks_ = MAP_FAILED;
     } else if (launch_.fiber_stacks) {
-      stacks_ = launch_.fiber_stacks(threads_, slot_);
+      stacks_ = launch_.fiber_stacks(threads_, &slot_);  // slots may come larger: the stacks get the room
       if (!stacks_) stacks_ = MAP_FAILED;
+      stack_bytes_ = slot_ - page_;
     } else {
       stacks_ = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

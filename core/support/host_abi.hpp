@@ -14,7 +14,7 @@
     long long block_begin, block_end;                         \
     long long shared_bytes;                                   \
     HostError* error;                                         \
-    void* (*fiber_stacks)(long long count, long long bytes);  \
+    void* (*fiber_stacks)(long long count, long long* bytes); \
   };
 
 // A macro's expansion as a string literal (the argument is expanded first).

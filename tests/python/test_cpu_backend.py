@@ -257,12 +257,23 @@ def test_fibers_get_stacks_for_large_local_arrays(tmp_path):
                 s += buf[i]
             out[jiasu.grid(1)] = s
 
-        out = np.zeros(128)
-        big_local[2, 64](out)
+        @jiasu.kernel
+        def lane_ids(out):  # fibers too, with the usual stacks: the OS thread's stacks serve both kernels
+            jiasu.syncwarp()
+            out[jiasu.grid(1)] = jiasu.laneid
+
+        lanes = np.zeros(256)
+        for _ in range(3):
+            lane_ids[1, 256](lanes)
+            out = np.zeros(128)
+            big_local[2, 64](out)
         print(" ".join(str(v) for v in out[[0, 1, 63, 64, 127]]))
+        print(np.array_equal(lanes, np.arange(256) % 32))
     """))
     env = dict(os.environ, JIASU_BACKEND="cpu")
     result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     t = np.array([0, 1, 63, 0, 63], dtype=np.float64)
-    np.testing.assert_array_equal(np.array(result.stdout.split(), dtype=np.float64), 32767 * 32768 / 2 + 32768 * t)
+    sums, lanes_ok = result.stdout.splitlines()
+    np.testing.assert_array_equal(np.array(sums.split(), dtype=np.float64), 32767 * 32768 / 2 + 32768 * t)
+    assert lanes_ok == "True"
