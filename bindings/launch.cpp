@@ -165,18 +165,40 @@ void add_python_number(LaunchArgs& args, nb::handle value) {
   }
 }
 
+// "a numpy.int32", ... when `o` is a NumPy scalar, else null; cached by type, as a launch loop passes the
+// same few. `own`: set when it is an instance of one of NumPy's own (static) scalar types, whose buffer no
+// Python code serves.
+const char* numpy_scalar_name(PyObject* o, bool* own = nullptr) {
+  struct Known {
+    PyTypeObject* type;
+    std::string what;
+  };
+  static auto* known = new std::vector<Known>();  // leaked: outlives teardown; NumPy's types are immortal
+  PyTypeObject* type = Py_TYPE(o);
+  if (own) *own = !(type->tp_flags & Py_TPFLAGS_HEAPTYPE);
+  for (const Known& k : *known)
+    if (k.type == type) return k.what.c_str();
+  PyObject* generic = numpy_generic();
+  if (!generic || PyObject_IsInstance(o, generic) != 1) return nullptr;
+  if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) {  // a subclass made in Python: not cached, it may be freed
+    static thread_local std::string name;
+    name = "a " + python_type_name(o);
+    return name.c_str();
+  }
+  known->push_back({type, std::string("a ") + type->tp_name});  // a static type's name: "numpy.int32"
+  return known->back().what.c_str();
+}
+
 void add_argument(LaunchArgs& args, nb::handle value, const Kernel& kernel) {
   PyObject* o = value.ptr();
   if (Py_TYPE(o) == array_type) return add_pointer(args, *nb::inst_ptr<Array>(value), kernel);
   if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) return add_python_number(args, value);
-  PyObject* generic = numpy_generic();
-  if (generic && PyObject_IsInstance(o, generic) == 1) {
+  if (const char* what = numpy_scalar_name(o)) {
     // A NumPy scalar is passed as exactly its C type; its buffer holds the value.
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
-    std::string what = "a " + python_type_name(value);
     try {
-      args.add(view.buf, view.len, std::min<size_t>(view.len, 8), what.c_str());
+      args.add(view.buf, view.len, std::min<size_t>(view.len, 8), what);
     } catch (...) {
       PyBuffer_Release(&view);
       throw;
@@ -198,11 +220,13 @@ struct RawScratch {
   void clear() {}
 };
 
-// Arguments whose packing runs no Python code: jiasu arrays and Python numbers.
+// Arguments whose packing runs no Python code: jiasu arrays, Python numbers and NumPy's own scalars.
 bool plain_arguments(PyObject* items) {
   for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(items); i < n; ++i) {
     PyObject* o = PyTuple_GET_ITEM(items, i);
-    if (Py_TYPE(o) != array_type && !PyFloat_CheckExact(o) && !PyLong_CheckExact(o) && !PyBool_Check(o)) return false;
+    if (Py_TYPE(o) == array_type || PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) continue;
+    bool own = false;
+    if (!numpy_scalar_name(o, &own) || !own) return false;
   }
   return true;
 }

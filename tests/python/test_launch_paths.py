@@ -145,6 +145,8 @@ def test_raw_kernel_argument_errors(fake_driver, nvrtc, tmp_path):
         freed = jiasu.asarray(np.ones(4, np.float32))
         freed.free()
         print(error_of(lambda: k((1,), (32,), (freed, 4))))
+        print(error_of(lambda: k((1,), (32,), (x, np.int64(4)))))
+        print(error_of(lambda: k((1,), (32,), (x, np.int16(4)))))
     """)
     assert out[0] == "no error" and out[1] == "no error"
     assert out[2].startswith("TypeError: argument 0 of kernel 'f': expected device memory"), out[2]
@@ -152,6 +154,9 @@ def test_raw_kernel_argument_errors(fake_driver, nvrtc, tmp_path):
     assert out[3].startswith("TypeError: argument 1 of kernel 'f'"), out[3]
     assert out[4].startswith("TypeError: kernel arguments must be a tuple"), out[4]
     assert out[5].startswith("InvalidArrayError: this array's memory was freed"), out[5]
+    for line, name, size in ((out[6], "int64", 8), (out[7], "int16", 2)):  # NumPy scalars keep their size
+        assert line == (f"TypeError: argument 1 of kernel 'f' is a numpy.{name} ({size} bytes) but the kernel's "
+                        "parameter 1 takes 4 bytes"), line
 
 
 def test_raw_kernel_call_forms(fake_driver, nvrtc, tmp_path):
@@ -270,10 +275,16 @@ def test_raw_kernel_repeat_calls_pack_each_argument_anew(fake_driver, nvrtc, tmp
         k = jiasu.RawKernel('extern "C" __global__ void f(float* x, int n, double s) {}', 'f')
         x, y = jiasu.asarray(np.ones(4, np.float32)), jiasu.asarray(np.ones(9, np.float32))
         grid, block = (1000,), (128,)
+
+        class Float(np.float64):  # a NumPy scalar type made in Python
+            pass
+
         calls = [
             (grid, block, (x, 4, 0.5)), (grid, block, (y, 9, 1.5)), ((1001,), block, (x, 5, 2.5)),
             (grid, (64,), (y, 6, 3.5)), (3, 32, (x, 7, 4.5)), (3, 32, [y, 8, 5.5]),
             ([2, 2], [8, 4], (x, np.int32(3), np.float64(6.5))), ((2, 2), (8, 4), (y, 10, 7.5)),
+            (grid, block, (y, np.int32(11), np.float64(8.5))), (grid, block, (x, np.int32(12), Float(9.5))),
+            (grid, block, (y, np.int32(13), np.float64(10.5))),
         ]
         for g, b, args in calls:
             k(g, b, args)
@@ -283,8 +294,8 @@ def test_raw_kernel_repeat_calls_pack_each_argument_anew(fake_driver, nvrtc, tmp
             print(config[:6] == g + (1,) * (3 - len(g)) + b + (1,) * (3 - len(b)), params == expected)
         print(error_of(lambda: k(grid, block, (x, 2 ** 40, 1.0))))
     """))
-    assert out[:8] == ["True True"] * 8, out
-    assert out[8].startswith("ValueError: argument 1 = 1099511627776 does not fit the 4-byte parameter"), out[8]
+    assert out[:11] == ["True True"] * 11, out
+    assert out[11].startswith("ValueError: argument 1 = 1099511627776 does not fit the 4-byte parameter"), out[11]
 
 
 def test_raw_kernel_construction_and_subclasses(fake_driver, nvrtc, tmp_path):
