@@ -32,7 +32,8 @@ struct Argument {
   const Array* array = nullptr;
   unsigned char bytes[8] = {};
   size_t size = 0;
-  bool read_only = false;  // a NumPy array used in place that may not be written
+  bool read_only = false;                    // a NumPy array used in place that may not be written
+  PyTypeObject* numpy_scalar_type = nullptr;  // a NumPy scalar's type
 };
 
 // A NumPy array copied to the device for one launch, and copied back if the kernel writes it.
@@ -106,6 +107,7 @@ bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, std::
     a.size = std::min<size_t>(view.len, sizeof a.bytes);
     std::memcpy(a.bytes, view.buf, a.size);
     PyBuffer_Release(&view);
+    a.numpy_scalar_type = Py_TYPE(o);
     append_scalar_key(key, dtype, false);
     return true;
   }
@@ -228,8 +230,8 @@ class KernelFunction {
 
  private:
   // The launch of a loop: when each argument is what the last GPU launch got in its place (a jiasu array
-  // of the same dtype, rank and contiguity on `device`, or a Python number of the same type), the kernel
-  // and parameter layout are the last ones too, and each argument's bytes are written over its
+  // of the same dtype, rank and contiguity on `device`, a Python number or NumPy scalar of the same type),
+  // the kernel and parameter layout are the last ones too, and each argument's bytes are written over its
   // predecessor's. False at the first difference; the full path then starts afresh (and explains errors).
   // No Python code runs and the GIL is held throughout, so the kernel's own LaunchArgs serves every call.
   [[gnu::always_inline]] bool launch_as_last(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n,
@@ -271,6 +273,19 @@ class KernelFunction {
           if (!PyBool_Check(o)) return false;
           *at = o == Py_True;
           break;
+        case RepeatArgument::NumpyScalar: {  // one of NumPy's own types: its buffer is NumPy's C code
+          if (Py_TYPE(o) != r.numpy_type) return false;
+          Py_buffer view;
+          if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) {
+            PyErr_Clear();
+            return false;
+          }
+          const bool same_size = view.len == r.size;
+          if (same_size) std::memcpy(at, view.buf, r.size);
+          PyBuffer_Release(&view);
+          if (!same_size) return false;
+          break;
+        }
         case RepeatArgument::None:
           return false;
       }
@@ -281,11 +296,13 @@ class KernelFunction {
 
   // How the repeat path checks an argument like `value` (classified as `a`) and where it writes it.
   struct RepeatArgument {
-    enum Kind : uint8_t { None, JiasuArray, Int, Float, Bool } kind = None;
+    enum Kind : uint8_t { None, JiasuArray, Int, Float, Bool, NumpyScalar } kind = None;
     DType dtype{};  // JiasuArray's
     uint8_t ndim = 0;
     bool contiguous = false;
-    uint32_t offset = 0;  // in the parameter buffer
+    uint8_t size = 0;                     // NumpyScalar's bytes
+    PyTypeObject* numpy_type = nullptr;  // NumpyScalar's type (NumPy's own: static, never freed)
+    uint32_t offset = 0;                 // in the parameter buffer
   };
   static RepeatArgument repeat_argument(PyObject* value, const Argument& a) {
     RepeatArgument r;
@@ -300,6 +317,10 @@ class KernelFunction {
       r.kind = RepeatArgument::Bool;
     } else if (PyLong_CheckExact(value)) {
       r.kind = RepeatArgument::Int;
+    } else if (a.numpy_scalar_type && !(a.numpy_scalar_type->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+      r.kind = RepeatArgument::NumpyScalar;  // not a subclass made in Python: that could serve its own buffer
+      r.numpy_type = a.numpy_scalar_type;
+      r.size = static_cast<uint8_t>(a.size);
     }
     return r;
   }
