@@ -30,6 +30,15 @@ Array adopt_view(DType dtype, Layout layout, cu::CUdeviceptr ptr, int device, st
   return Array(dtype, std::move(layout), std::move(memory));
 }
 
+// The device type obj.__dlpack_device__() reports (kDLCPU, kDLCUDA, ...).
+int dlpack_device_type(nb::handle obj) {
+  nb::object device = obj.attr("__dlpack_device__")();
+  if (!PyTuple_Check(device.ptr()) || PyTuple_GET_SIZE(device.ptr()) < 1)
+    throw BadArgument(python_type_name(obj) + ".__dlpack_device__() must return (device_type, device_id), not " +
+                      python_type_name(device));
+  return nb::cast<int>(nb::handle(PyTuple_GET_ITEM(device.ptr(), 0)));
+}
+
 // obj.__cuda_array_interface__, or an invalid object when it has none (any error reading it counts as none,
 // as for hasattr). Read once: some producers (torch) build the dictionary anew at every access.
 nb::object cuda_array_interface(nb::handle obj) {
@@ -217,10 +226,12 @@ bool is_device_object(nb::handle obj) {
   // __cuda_array_interface__ probe (and that is asked again when the object is wrapped).
   if (nb::hasattr(obj, "__dlpack_device__")) {
     try {
-      int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
+      int type = dlpack_device_type(obj);
       if (type == kDLCUDA || type == kDLCUDAManaged) return true;
-    } catch (const nb::python_error&) {  // a producer whose DLPack fails may still offer the interface
+    } catch (const nb::python_error& e) {  // a producer whose DLPack fails may still offer the interface
+      if (!e.matches(PyExc_Exception)) throw;  // KeyboardInterrupt and the like are not answers
     } catch (const nb::cast_error&) {
+    } catch (const BadArgument&) {
     }
   }
   return nb::hasattr(obj, "__cuda_array_interface__");
@@ -284,7 +295,7 @@ DType dtype_from_object(nb::handle dtype) {
 Array device_array_from(nb::handle obj) {
   if (nb::isinstance<Array>(obj)) return nb::cast<const Array&>(obj);
   if (nb::hasattr(obj, "__dlpack_device__") && nb::hasattr(obj, "__dlpack__")) {
-    int type = nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]);
+    int type = dlpack_device_type(obj);
     if (type == kDLCUDA || type == kDLCUDAManaged) {
       try {
         return from_dlpack_object(obj);
@@ -349,7 +360,7 @@ Array host_array_from(nb::handle obj, bool& read_only) {
     return adopt_view(dtype, std::move(layout), ptr, kCpuDevice, nullptr);
   }
   if (nb::hasattr(obj, "__dlpack_device__") && nb::hasattr(obj, "__dlpack__") &&
-      nb::cast<int>(nb::tuple(obj.attr("__dlpack_device__")())[0]) == kDLCPU)
+      dlpack_device_type(obj) == kDLCPU)
     return from_dlpack_object(obj, true);
   throw BadArgument("expected an array in host memory but got " + python_type_name(obj));
 }

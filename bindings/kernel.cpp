@@ -100,7 +100,7 @@ bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, std::
     return true;
   }
   if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
-  if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1) {
+  if (auto* generic = reinterpret_cast<PyTypeObject*>(numpy_generic()); generic && PyObject_TypeCheck(o, generic)) {
     DType dtype = numpy_scalar_dtype(nb::handle(o));
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
@@ -348,7 +348,8 @@ class KernelFunction {
       if (Py_TYPE(o) == array_type) return nb::inst_ptr<Array>(o)->on_host() ? kCpuDevice : current_device();
       if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) continue;
       if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) continue;
-      if (PyObject* generic = numpy_generic(); generic && PyObject_IsInstance(o, generic) == 1) continue;
+      if (auto* generic = reinterpret_cast<PyTypeObject*>(numpy_generic()); generic && PyObject_TypeCheck(o, generic))
+        continue;
       if (is_device_object(o)) return current_device();
     }
     return default_device();

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <climits>
+#include <deque>
 #include <optional>
 #include <utility>
 
@@ -165,21 +166,21 @@ void add_python_number(LaunchArgs& args, nb::handle value) {
   }
 }
 
-// "a numpy.int32", ... when `o` is a NumPy scalar, else null; cached by type, as a launch loop passes the
-// same few. `own`: set when it is an instance of one of NumPy's own (static) scalar types, whose buffer no
-// Python code serves.
+// "a numpy.int32", ... when `o` is a NumPy scalar (by its type alone), else null; cached by type, as a
+// launch loop passes the same few. `own`: set when that type is static (NumPy's, or another C extension's),
+// so that no Python code serves its buffer.
 const char* numpy_scalar_name(PyObject* o, bool* own = nullptr) {
   struct Known {
     PyTypeObject* type;
     std::string what;
   };
-  static auto* known = new std::vector<Known>();  // leaked: outlives teardown; NumPy's types are immortal
+  static auto* known = new std::deque<Known>();  // leaked: outlives teardown; static types are immortal
   PyTypeObject* type = Py_TYPE(o);
   if (own) *own = !(type->tp_flags & Py_TPFLAGS_HEAPTYPE);
   for (const Known& k : *known)
     if (k.type == type) return k.what.c_str();
   PyObject* generic = numpy_generic();
-  if (!generic || PyObject_IsInstance(o, generic) != 1) return nullptr;
+  if (!generic || !PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(generic))) return nullptr;
   if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) {  // a subclass made in Python: not cached, it may be freed
     static thread_local std::string name;
     name = "a " + python_type_name(o);

@@ -18,40 +18,54 @@ namespace jiasu {
 
 namespace {
 
-// HostLaunch::fiber_stacks: the fiber stacks of host kernels, kept per OS thread from launch to launch
-// (mapping a block's stacks, guarding each and faulting their first pages in took about 0.7 ms for 256
-// threads, more than running such a block). Grows to the most stacks and the largest stack asked for, so
-// that kernels with different needs take turns without remapping; lives as long as its thread.
-void* lend_fiber_stacks(long long count, long long* bytes) {
-  struct Stacks {
-    void* base = MAP_FAILED;
-    long long count = 0, bytes = 0;
-    ~Stacks() {
-      if (base != MAP_FAILED) munmap(base, static_cast<size_t>(count * bytes));
-    }
-  };
-  thread_local Stacks stacks;
-  if (stacks.base != MAP_FAILED && stacks.bytes >= *bytes && stacks.count >= count) {
-    *bytes = stacks.bytes;
-    return stacks.base;
-  }
-  const long long page = sysconf(_SC_PAGESIZE);
-  if (count <= 0 || *bytes <= page || *bytes % page != 0) return nullptr;
-  count = std::max(count, stacks.count);
-  const long long slot = std::max(*bytes, stacks.bytes);
-  if (stacks.base != MAP_FAILED) munmap(stacks.base, static_cast<size_t>(stacks.count * stacks.bytes));
-  stacks = Stacks{};
+// Maps count stacks of `bytes` each (a page multiple), a guard page at the start of each; null on failure.
+void* map_fiber_stacks(long long count, long long bytes, long long page) {
   long long total = 0;
-  if (__builtin_mul_overflow(count, slot, &total)) return nullptr;
+  if (__builtin_mul_overflow(count, bytes, &total)) return nullptr;
   void* base = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) return nullptr;
   for (long long i = 0; i < count; ++i)  // a guard page below each stack: an overflow faults
-    mprotect(static_cast<unsigned char*>(base) + i * slot, static_cast<size_t>(page), PROT_NONE);
-  stacks.base = base;
-  stacks.count = count;
-  stacks.bytes = slot;
-  *bytes = slot;
+    mprotect(static_cast<unsigned char*>(base) + i * bytes, static_cast<size_t>(page), PROT_NONE);
+  return base;
+}
+
+// HostLaunch::fiber_stacks: the fiber stacks of host kernels, kept per OS thread from launch to launch
+// (mapping a block's stacks, guarding each and faulting their first pages in took about 0.7 ms for 256
+// threads, more than running such a block). Grows to the most stacks and the largest stack asked for, so
+// that kernels with different needs take turns without remapping, unless that would be far more than this
+// launch asks for; lives as long as its thread.
+void* lend_fiber_stacks(long long count, long long* bytes) {
+  struct Stacks {
+    void* base = nullptr;
+    long long count = 0, bytes = 0;
+    ~Stacks() {
+      if (base) munmap(base, static_cast<size_t>(count * bytes));
+    }
+  };
+  thread_local Stacks stacks;
+  if (stacks.base && stacks.bytes >= *bytes && stacks.count >= count) {
+    *bytes = stacks.bytes;
+    return stacks.base;
+  }
+  const long long page = sysconf(_SC_PAGESIZE);
+  long long asked = 0;
+  if (count <= 0 || *bytes <= page || *bytes % page != 0 || __builtin_mul_overflow(count, *bytes, &asked))
+    return nullptr;
+  long long grown_count = std::max(count, stacks.count), grown_bytes = std::max(*bytes, stacks.bytes), grown = 0;
+  constexpr long long kSmall = 256LL << 20;  // growing this far is always fine (the memory is reserved lazily)
+  if (__builtin_mul_overflow(grown_count, grown_bytes, &grown) || grown > std::max(4 * asked, kSmall))
+    grown_count = count, grown_bytes = *bytes;
+  if (stacks.base) munmap(stacks.base, static_cast<size_t>(stacks.count * stacks.bytes));
+  stacks = Stacks{};
+  void* base = map_fiber_stacks(grown_count, grown_bytes, page);
+  if (!base && (grown_count != count || grown_bytes != *bytes)) {
+    grown_count = count, grown_bytes = *bytes;
+    base = map_fiber_stacks(count, *bytes, page);
+  }
+  if (!base) return nullptr;
+  stacks = {base, grown_count, grown_bytes};
+  *bytes = grown_bytes;
   return base;
 }
 

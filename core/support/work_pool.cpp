@@ -1,6 +1,7 @@
 #include "support/work_pool.hpp"
 
 #include <algorithm>
+#include <cerrno>
 
 #ifdef __linux__
 #include <sched.h>
@@ -87,8 +88,16 @@ void WorkPool::worker() {
 
 unsigned usable_cpus() {
 #ifdef __linux__
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  for (int cpus = 1024; cpus <= (1 << 16); cpus *= 2) {  // hosts with more CPUs than a cpu_set_t holds
+    cpu_set_t* set = CPU_ALLOC(cpus);
+    if (!set) break;
+    const size_t size = CPU_ALLOC_SIZE(cpus);
+    const int got = sched_getaffinity(0, size, set) == 0 ? CPU_COUNT_S(size, set) : -1;
+    const bool too_small = got < 0 && errno == EINVAL;
+    CPU_FREE(set);
+    if (got > 0) return static_cast<unsigned>(got);
+    if (!too_small) break;
+  }
 #endif
   return std::max(1u, std::thread::hardware_concurrency());
 }

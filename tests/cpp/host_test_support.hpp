@@ -30,8 +30,8 @@ using testing::module_value;
 using testing::python;
 using testing::scalar;
 
-// The layouts the entry point reads, as the runtime header declares them (fiber_stacks null here: the
-// library maps its own).
+// The layouts the entry point reads, as the runtime header declares them (fiber_stacks null unless a test
+// lends its own: the library then maps them).
 using LaunchError = jiasu::HostError;
 using Launch = jiasu::HostLaunch;
 template <typename T, int N> struct ArrayC { T* data; long long shape[N]; };
@@ -75,6 +75,7 @@ class HostKernel {
     }
   }
   bool ok() const { return entry_ != nullptr; }
+  void* (*fiber_stacks)(long long count, long long* bytes) = nullptr;  // HostLaunch::fiber_stacks of the runs
 
   // Runs the whole grid (or blocks [begin, end) when end >= 0), with shared_bytes of dynamic shared memory;
   // a failure the library reports is a test failure.
@@ -90,7 +91,8 @@ class HostKernel {
     grid.resize(3, 1);
     block.resize(3, 1);
     LaunchError error{};
-    Launch launch{{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, begin, end, shared_bytes, &error, nullptr};
+    Launch launch{{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, begin, end, shared_bytes, &error,
+                  fiber_stacks};
     if (end < 0) launch.block_end = grid[0] * grid[1] * grid[2];
     entry_(&launch, params.data());
     return error.failed ? std::string(error.message) : std::string();

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "host_test_support.hpp"
 
 namespace jiasu {
@@ -291,6 +294,49 @@ TEST(EmitHost, ABarrierThatSomeThreadsSkipByReturningIsNoDeadlock) {
   auto ov = view(out);
   k->run({1}, {100}, {&ov});
   for (int t = 0; t < 100; ++t) ASSERT_EQ(out[t], t < 40 ? 40 + t / 32 * 32 : -1) << t;
+}
+
+// ---- Stacks: room for the local arrays, in whatever slots the launcher lends
+
+// Lends slots one page larger than asked for (as a launcher that keeps larger stacks from an earlier launch
+// does): a block that strode by its own slot size would run its deeper stacks into the guard pages.
+void* larger_slots(long long count, long long* bytes) {
+  static void* base = nullptr;
+  static long long mapped = 0;
+  const long long page = sysconf(_SC_PAGESIZE), slot = *bytes + page;
+  if (base) munmap(base, static_cast<size_t>(mapped));
+  mapped = count * slot;
+  base = mmap(nullptr, static_cast<size_t>(mapped), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) return base = nullptr;
+  for (long long i = 0; i < count; ++i)
+    mprotect(static_cast<unsigned char*>(base) + i * slot, static_cast<size_t>(page), PROT_NONE);
+  *bytes = slot;
+  return base;
+}
+
+TEST(EmitHost, FiberStacksHoldTheLocalArraysInLentSlots) {
+  std::string source;
+  auto k = build(
+      "@jiasu.kernel\n"
+      "def deep(out):\n"
+      "    buf = jiasu.local.array(12288, np.float64)\n"  // 96 KiB: more than the 64 KiB every fiber gets
+      "    t = jiasu.threadIdx.x\n"
+      "    for i in range(12288):\n"
+      "        buf[i] = i + t\n"
+      "    jiasu.syncwarp()\n"
+      "    s = 0.0\n"
+      "    for i in range(12288):\n"
+      "        s += buf[i]\n"
+      "    out[t] = s\n",
+      {array(DType::Float64)}, {}, &source);
+  EXPECT_NE(source.find("blocks.run_fibers(body, 98304LL)"), std::string::npos);
+  for (bool lent : {false, true}) {
+    k->fiber_stacks = lent ? &larger_slots : nullptr;
+    std::vector<double> out(64, -1);
+    auto ov = view(out);
+    k->run({1}, {64}, {&ov});
+    for (int t = 0; t < 64; ++t) ASSERT_EQ(out[t], 12287.0 * 12288 / 2 + 12288.0 * t) << t << (lent ? " lent" : "");
+  }
 }
 
 // The fallback for targets other than x86-64 and aarch64 (ucontext) keeps the scheduler's behaviour.

@@ -241,19 +241,21 @@ def test_repeat_launches_pack_each_argument_anew(fake_driver, nvrtc, tmp_path):
             ((f64, f64, True, 3), [c_array(f64), c_array(f64), ("?", True), ("q", 3)]),  # only the dtype changes
             ((arrays[0], arrays[1], np.float32(1.5), 2), [c_array(arrays[0]), c_array(arrays[1]), ("f", 1.5), ("q", 2)]),
             ((arrays[2], arrays[3], np.float32(2.5), 4), [c_array(arrays[2]), c_array(arrays[3]), ("f", 2.5), ("q", 4)]),
+            ((arrays[1], arrays[0], np.int32(7), 3), [c_array(arrays[1]), c_array(arrays[0]), ("i", 7), ("q", 3)]),
+            ((arrays[0], arrays[1], np.float64(3.5), 2), [c_array(arrays[0]), c_array(arrays[1]), ("d", 3.5), ("q", 2)]),
             ((arrays[1], arrays[2], 11, 12), [c_array(arrays[1]), c_array(arrays[2]), ("q", 11), ("q", 12)]),
         ]
         kernels = []
-        for blocks, (args, fields) in zip((1000, 1001, 7, 7, (3, 2), (3, 2), 5, 5, 1, 1, 2, 2), cases):
+        for blocks, (args, fields) in zip((1000, 1001, 7, 7, (3, 2), (3, 2), 5, 5, 1, 1, 2, 2, 3, 3), cases):
             scale[blocks, 64](*args)
             config, params = last_launch()
             kernels.append(last_kernel())
             grid = blocks if isinstance(blocks, tuple) else (blocks,)
             print(config[:6] == grid + (1,) * (3 - len(grid)) + (64, 1, 1), params == packed(*fields))
-        # Cases 0-1, 2-3, 4-5, 6-7 and 9-10 share a signature, and so a compiled kernel; 8 has one of its own,
-        # and 11 has the first's.
+        # Cases 0-1, 2-3, 4-5, 6-7 and 9-10 share a signature, and so a compiled kernel; 8, 11 (a NumPy scalar
+        # of the same size as 10's) and 12 have one of their own each, and 13 has the first's.
         print(all(kernels[i] == kernels[i + 1] for i in (0, 2, 4, 6, 9)),
-              len({kernels[i] for i in (0, 2, 4, 6, 8, 9)}) == 6, kernels[11] == kernels[0])
+              len({kernels[i] for i in (0, 2, 4, 6, 8, 9, 11, 12)}) == 8, kernels[13] == kernels[0])
         print(error_of(lambda: scale[1, 64](arrays[0], arrays[1], 2 ** 70, 1)))
         freed = jiasu.asarray(np.ones(10, np.float32))
         freed.free()
@@ -261,11 +263,11 @@ def test_repeat_launches_pack_each_argument_anew(fake_driver, nvrtc, tmp_path):
         scale[1, 64](arrays[3], arrays[0], 5, 6)
         print(last_launch()[1] == packed(c_array(arrays[3]), c_array(arrays[0]), ("q", 5), ("q", 6)))
     """))
-    assert out[:12] == ["True True"] * 12, out
-    assert out[12] == "True True True", out[12]
-    assert out[13] == "ValueError: argument 2 of kernel 'scale' is an int too large for int64", out[13]
-    assert out[14].startswith("InvalidArrayError: this array's memory was freed"), out[14]
-    assert out[15] == "True"
+    assert out[:14] == ["True True"] * 14, out
+    assert out[14] == "True True True", out[14]
+    assert out[15] == "ValueError: argument 2 of kernel 'scale' is an int too large for int64", out[15]
+    assert out[16].startswith("InvalidArrayError: this array's memory was freed"), out[16]
+    assert out[17] == "True"
 
 
 def test_raw_kernel_repeat_calls_pack_each_argument_anew(fake_driver, nvrtc, tmp_path):
