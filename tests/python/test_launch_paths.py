@@ -354,7 +354,18 @@ def test_foreign_device_arrays_are_read_once_per_launch(fake_driver, nvrtc, tmp_
             add[1, 32](foreign, y, out)  # first, so that it also decides where the launch runs
             print(foreign.reads, last_launch()[1] == packed(c_array(x), c_array(y), c_array(out)))
         print(error_of(lambda: add[1, 32](Foreign(x, dlpack_device=(1, 0)), y, object())))
+
+        class BadDevice:
+            def __dlpack_device__(self):
+                return ()
+
+            def __dlpack__(self, stream=None):
+                raise AssertionError("not reached")
+
+        print(error_of(lambda: add[1, 32](x, y, BadDevice())))
     """))
     assert out[0] == "2 True", out  # one read decides the device, one wraps it
     assert out[1] == "1 True", out  # DLPack's device decides: only the wrapping reads it
     assert out[2].startswith("TypeError: argument 2 of kernel 'add': expected device memory"), out[2]
+    assert out[3].startswith("TypeError: argument 2 of kernel 'add': BadDevice.__dlpack_device__() must return "
+                             "(device_type, device_id), not tuple"), out[3]
