@@ -35,7 +35,7 @@ int dlpack_device_type(nb::handle obj) {
   nb::object device = obj.attr("__dlpack_device__")();
   if (!PyTuple_Check(device.ptr()) || PyTuple_GET_SIZE(device.ptr()) < 1)
     throw BadArgument(python_type_name(obj) + ".__dlpack_device__() must return (device_type, device_id), not " +
-                      python_type_name(device));
+                      nb::cast<std::string>(nb::repr(device)));
   return nb::cast<int>(nb::handle(PyTuple_GET_ITEM(device.ptr(), 0)));
 }
 

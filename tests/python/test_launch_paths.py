@@ -367,5 +367,5 @@ def test_foreign_device_arrays_are_read_once_per_launch(fake_driver, nvrtc, tmp_
     assert out[0] == "2 True", out  # one read decides the device, one wraps it
     assert out[1] == "1 True", out  # DLPack's device decides: only the wrapping reads it
     assert out[2].startswith("TypeError: argument 2 of kernel 'add': expected device memory"), out[2]
-    assert out[3].startswith("TypeError: argument 2 of kernel 'add': BadDevice.__dlpack_device__() must return "
-                             "(device_type, device_id), not tuple"), out[3]
+    assert out[3].startswith("TypeError: argument 2 of kernel 'add': __main__.BadDevice.__dlpack_device__() must "
+                             "return (device_type, device_id), not ()"), out[3]
