@@ -38,6 +38,17 @@ constexpr int kAnyDevice = -2;  // a launch's device, decided from its arguments
 void bind_errors(nb::module_& m);
 // Sets the Python exception for a C++ one, as nanobind does for bound functions: for raw type slots.
 void set_python_error(const std::exception_ptr& error);
+// A raw type slot's body (a vectorcall, mp_subscript, getter): the object it returns, or nullptr with the
+// Python exception set when it throws.
+template <typename Body>
+PyObject* guarded(Body&& body) noexcept {
+  try {
+    return body().release().ptr();
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return nullptr;
+  }
+}
 void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_launch(nb::module_& m);
@@ -79,7 +90,7 @@ class ScratchLease {
     std::vector<std::unique_ptr<Scratch>> scratch;
     size_t depth = 0;
   };
-  // One thread-local lookup per launch; initial-exec makes it a plain load (see runtime/device.cpp).
+  // One thread-local lookup per launch; initial-exec makes it a plain load (see runtime/device.hpp).
   static Levels& levels() {
     [[gnu::tls_model("initial-exec")]] thread_local Levels levels;
     return levels;

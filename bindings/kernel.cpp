@@ -626,17 +626,14 @@ nb::object new_config(LaunchConfig config);
 // k[grid, block]: a raw mp_subscript, since loops launch through it every time. The last configuration is
 // reused when the same one comes again.
 [[gnu::hot]] PyObject* kernel_subscript(PyObject* self, PyObject* key) {
-  try {
+  return guarded([&] {
     KernelFunction& k = *nb::inst_ptr<KernelFunction>(self);
-    if (k.last_config_key.is_valid() && plain_config(key) && same_config(k.last_config_key, key))
-      return k.last_config.inc_ref().ptr();
-    k.last_config = new_config(make_config(self, key));
-    k.last_config_key = nb::borrow(key);
-    return k.last_config.inc_ref().ptr();
-  } catch (...) {
-    set_python_error(std::current_exception());
-    return nullptr;
-  }
+    if (!k.last_config_key.is_valid() || !plain_config(key) || !same_config(k.last_config_key, key)) {
+      k.last_config = new_config(make_config(self, key));
+      k.last_config_key = nb::borrow(key);
+    }
+    return k.last_config;
+  });
 }
 
 PyType_Slot kernel_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(kernel_traverse)},
@@ -653,7 +650,7 @@ struct ConfigObject {
 PyTypeObject* config_type = nullptr;
 
 [[gnu::hot]] PyObject* config_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  try {
+  return guarded([&] {
     const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     int device = kAnyDevice;
     if (kwnames && PyTuple_GET_SIZE(kwnames)) {
@@ -665,11 +662,8 @@ PyTypeObject* config_type = nullptr;
     LaunchConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
     if (!c.owner.is_valid()) throw BadValue("this launch configuration's kernel is gone");
     c.function->launch(c, args, n, device);
-    Py_RETURN_NONE;
-  } catch (...) {
-    set_python_error(std::current_exception());
-    return nullptr;
-  }
+    return nb::none();
+  });
 }
 
 // The configuration refers back to its kernel, which caches it: the garbage collector sees both sides.

@@ -342,15 +342,12 @@ PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   if (kwargs ? !parse_call(args, kwargs, c)
              : !positional_call(&PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), c) && !parse_call(args, kwargs, c))
     return nullptr;
-  try {
+  return guarded([&] {
     const size_t shared = shared_bytes(c.shared);
     const Dim3 grid = dim3_from(c.grid, "grid"), block = dim3_from(c.block, "block");
     launch(*nb::inst_ptr<Kernel>(self), grid, block, c.items, shared, c.stream);
-    Py_RETURN_NONE;
-  } catch (...) {
-    set_python_error(std::current_exception());
-    return nullptr;
-  }
+    return nb::none();
+  });
 }
 
 PyType_Slot kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(kernel_call)}, {0, nullptr}};
@@ -374,26 +371,23 @@ PyObject* raw_kernel_vectorcall(PyObject* self, PyObject* const* args, size_t na
   const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
   LaunchCall c;
   nb::object tuple, dict;  // the general form's, kept while `c` borrows from them
-  try {
-    if (kwnames || !positional_call(args, n, c)) {
-      tuple = nb::steal(PyTuple_New(n));
-      dict = nb::steal(PyDict_New());
-      if (!tuple.is_valid() || !dict.is_valid()) return nullptr;
-      for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(tuple.ptr(), i, nb::borrow(args[i]).release().ptr());
-      for (Py_ssize_t i = 0, k = kwnames ? PyTuple_GET_SIZE(kwnames) : 0; i < k; ++i)
-        if (PyDict_SetItem(dict.ptr(), PyTuple_GET_ITEM(kwnames, i), args[n + i]) != 0) return nullptr;
-      if (!parse_call(tuple.ptr(), dict.ptr(), c)) return nullptr;
-    }
+  if (kwnames || !positional_call(args, n, c)) {
+    tuple = nb::steal(PyTuple_New(n));
+    dict = nb::steal(PyDict_New());
+    if (!tuple.is_valid() || !dict.is_valid()) return nullptr;
+    for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(tuple.ptr(), i, Py_NewRef(args[i]));
+    for (Py_ssize_t i = 0, k = kwnames ? PyTuple_GET_SIZE(kwnames) : 0; i < k; ++i)
+      if (PyDict_SetItem(dict.ptr(), PyTuple_GET_ITEM(kwnames, i), args[n + i]) != 0) return nullptr;
+    if (!parse_call(tuple.ptr(), dict.ptr(), c)) return nullptr;
+  }
+  return guarded([&] {
     RawKernel& k = raw_kernel(self);
     const size_t shared = shared_bytes(c.shared);
     if (device_count() == 0 || active_backend() == Backend::Cpu) require_cuda_backend();
     const auto [grid, block] = k.dims.get(c.grid, c.block);
     launch(k.kernel(), grid, block, c.items, shared, c.stream, &k.packed);
-    Py_RETURN_NONE;
-  } catch (...) {
-    set_python_error(std::current_exception());
-    return nullptr;
-  }
+    return nb::none();
+  });
 }
 
 PyObject* raw_kernel_new(PyTypeObject* type, PyObject*, PyObject*) {
@@ -427,17 +421,6 @@ void raw_kernel_dealloc(PyObject* self) {
   delete reinterpret_cast<RawKernelObject*>(self)->kernel;
   type->tp_free(self);
   Py_DECREF(type);
-}
-
-// A method or property body, with C++ exceptions turned into Python ones.
-template <typename Body>
-PyObject* guarded(Body body) {
-  try {
-    return body().release().ptr();
-  } catch (...) {
-    set_python_error(std::current_exception());
-    return nullptr;
-  }
 }
 
 PyObject* raw_kernel_compile(PyObject* self, PyObject*) {
