@@ -61,6 +61,8 @@ extern PyTypeObject* array_type;  // jiasu.Array, for exact-type checks on the h
 PyObject* numpy_generic();
 PyTypeObject* numpy_ndarray_type();
 Dim3 dim3_from(nb::handle value, const char* what);
+// An exact int or a tuple of up to 3 exact ints: immutable, and what dim3_from reads without surprises.
+bool plain_dims(PyObject* dims);
 nb::dict attributes(const Kernel& kernel);
 
 // A Python function's description (see kernel_source.cpp) as the front end reads it; `held` is the kernel's

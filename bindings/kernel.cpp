@@ -537,16 +537,8 @@ class KernelFunction {
   nb::object last_config_key, last_config;  // k[grid, block]'s cache
 };
 
-// Blocks and threads given as plain ints or tuples of plain ints (then a stream): safe to match against the
-// cached configuration by value, since True == 1 and 1.0 == 1 would otherwise slip past the checks.
-bool plain_dims(PyObject* dims) {
-  if (PyLong_CheckExact(dims)) return true;
-  if (!PyTuple_CheckExact(dims) || PyTuple_GET_SIZE(dims) > 3) return false;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dims); ++i)
-    if (!PyLong_CheckExact(PyTuple_GET_ITEM(dims, i))) return false;
-  return true;
-}
-
+// Blocks and threads given as plain_dims (then a stream): safe to match against the cached configuration by
+// value, since True == 1 and 1.0 == 1 would otherwise slip past the checks.
 bool plain_config(nb::handle key) {
   if (!PyTuple_CheckExact(key.ptr())) return false;
   for (Py_ssize_t i = 0, n = std::min<Py_ssize_t>(PyTuple_GET_SIZE(key.ptr()), 2); i < n; ++i)

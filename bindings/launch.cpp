@@ -80,6 +80,14 @@ Dim3 dim3_from(nb::handle value, const char* what) {
   return {v[0], v[1], v[2]};
 }
 
+bool plain_dims(PyObject* dims) {
+  if (PyLong_CheckExact(dims)) return true;
+  if (!PyTuple_CheckExact(dims) || PyTuple_GET_SIZE(dims) > 3) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dims); ++i)
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(dims, i))) return false;
+  return true;
+}
+
 nb::dict attributes(const Kernel& kernel) {
   const KernelAttributes& a = kernel.attributes();
   nb::dict d;
@@ -251,14 +259,14 @@ void launch(Kernel& kernel, Dim3 grid, Dim3 block, nb::handle args, size_t share
   kernel.launch(grid, block, packed, shared_mem, stream_handle(stream));
 }
 
-// The grid and block of the last call, kept while they are plain ints or tuples of them (immutable, so
-// the same objects mean the same dimensions): a loop passes the same ones every time.
+// The grid and block of the last call, kept while they are plain_dims (immutable, so the same objects mean
+// the same dimensions): a loop passes the same ones every time.
 class DimsCache {
  public:
   std::pair<Dim3, Dim3> get(nb::handle grid, nb::handle block) {
     if (grid.ptr() == grid_object_.ptr() && block.ptr() == block_object_.ptr()) return {grid_, block_};
     Dim3 g = dim3_from(grid, "grid"), b = dim3_from(block, "block");
-    if (plain(grid.ptr()) && plain(block.ptr())) {
+    if (plain_dims(grid.ptr()) && plain_dims(block.ptr())) {
       grid_object_ = nb::borrow(grid), block_object_ = nb::borrow(block);
       grid_ = g, block_ = b;
     }
@@ -266,13 +274,6 @@ class DimsCache {
   }
 
  private:
-  static bool plain(PyObject* dims) {
-    if (PyLong_CheckExact(dims)) return true;
-    if (!PyTuple_CheckExact(dims)) return false;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dims); ++i)
-      if (!PyLong_CheckExact(PyTuple_GET_ITEM(dims, i))) return false;
-    return true;
-  }
   nb::object grid_object_, block_object_;
   Dim3 grid_, block_;
 };
