@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,15 @@ extern PyTypeObject* array_type;  // jiasu.Array, for exact-type checks on the h
 // NumPy (a program that has not loaded it passes no NumPy objects).
 PyObject* numpy_generic();
 PyTypeObject* numpy_ndarray_type();
+// What the launch paths need of a NumPy scalar's type, found once per type (a loop passes the same few).
+struct NumpyScalarType {
+  PyTypeObject* type;
+  std::string what;            // "a numpy.int32", for messages
+  bool static_type;            // not made in Python, so no Python code serves its buffer
+  std::optional<DType> dtype;  // none for types jiasu has no dtype for (complex, datetime, ...)
+};
+// Null when `o` is not a NumPy scalar (by its type alone: numpy.generic or a subclass).
+const NumpyScalarType* numpy_scalar_type(PyObject* o);
 Dim3 dim3_from(nb::handle value, const char* what);
 // An exact int or a tuple of up to 3 exact ints: immutable, and what dim3_from reads without surprises.
 bool plain_dims(PyObject* dims);

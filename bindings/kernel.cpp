@@ -16,16 +16,6 @@
 namespace jiasu::py {
 namespace {
 
-// A NumPy scalar's dtype, cached by its Python type (the launch path sees few distinct ones).
-DType numpy_scalar_dtype(nb::handle value) {
-  static std::vector<std::pair<PyTypeObject*, DType>> known;
-  for (auto& [type, dtype] : known)
-    if (type == Py_TYPE(value.ptr())) return dtype;
-  DType dtype = dtype_from_object(value.attr("dtype"));
-  known.emplace_back(Py_TYPE(value.ptr()), dtype);
-  return dtype;
-}
-
 // One classified argument: an array (jiasu's own, a wrapped device object or a staged NumPy array) or
 // the bytes of a scalar.
 struct Argument {
@@ -33,7 +23,7 @@ struct Argument {
   unsigned char bytes[8] = {};
   size_t size = 0;
   bool read_only = false;                    // a NumPy array used in place that may not be written
-  PyTypeObject* numpy_scalar_type = nullptr;  // a NumPy scalar's type
+  PyTypeObject* numpy_scalar_type = nullptr;  // a NumPy scalar's static type (the repeat path reads those)
 };
 
 // A NumPy array copied to the device for one launch, and copied back if the kernel writes it.
@@ -100,14 +90,15 @@ bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, std::
     return true;
   }
   if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
-  if (auto* generic = reinterpret_cast<PyTypeObject*>(numpy_generic()); generic && PyObject_TypeCheck(o, generic)) {
-    DType dtype = numpy_scalar_dtype(nb::handle(o));
+  if (const NumpyScalarType* scalar = numpy_scalar_type(o)) {
+    // A type jiasu has no dtype for: asking again raises the reason.
+    const DType dtype = scalar->dtype ? *scalar->dtype : dtype_from_object(nb::handle(o).attr("dtype"));
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
     a.size = std::min<size_t>(view.len, sizeof a.bytes);
     std::memcpy(a.bytes, view.buf, a.size);
     PyBuffer_Release(&view);
-    a.numpy_scalar_type = Py_TYPE(o);
+    if (scalar->static_type) a.numpy_scalar_type = scalar->type;
     append_scalar_key(key, dtype, false);
     return true;
   }
@@ -317,8 +308,8 @@ class KernelFunction {
       r.kind = RepeatArgument::Bool;
     } else if (PyLong_CheckExact(value)) {
       r.kind = RepeatArgument::Int;
-    } else if (a.numpy_scalar_type && !(a.numpy_scalar_type->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
-      r.kind = RepeatArgument::NumpyScalar;  // not a subclass made in Python: that could serve its own buffer
+    } else if (a.numpy_scalar_type) {
+      r.kind = RepeatArgument::NumpyScalar;
       r.numpy_type = a.numpy_scalar_type;
       r.size = static_cast<uint8_t>(a.size);
     }
@@ -348,8 +339,7 @@ class KernelFunction {
       if (Py_TYPE(o) == array_type) return nb::inst_ptr<Array>(o)->on_host() ? kCpuDevice : current_device();
       if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) continue;
       if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) continue;
-      if (auto* generic = reinterpret_cast<PyTypeObject*>(numpy_generic()); generic && PyObject_TypeCheck(o, generic))
-        continue;
+      if (numpy_scalar_type(o)) continue;
       if (is_device_object(o)) return current_device();
     }
     return default_device();

@@ -43,6 +43,25 @@ PyTypeObject* numpy_ndarray_type() {
   return ndarray;
 }
 
+const NumpyScalarType* numpy_scalar_type(PyObject* o) {
+  static auto* known = new std::deque<NumpyScalarType>();  // leaked: outlives teardown; static types are immortal
+  PyTypeObject* type = Py_TYPE(o);
+  for (const NumpyScalarType& t : *known)
+    if (t.type == type) return &t;
+  auto* generic = reinterpret_cast<PyTypeObject*>(numpy_generic());
+  if (!generic || !PyObject_TypeCheck(o, generic)) return nullptr;
+  NumpyScalarType t{type, "", !(type->tp_flags & Py_TPFLAGS_HEAPTYPE), std::nullopt};
+  t.what = t.static_type ? std::string("a ") + type->tp_name : "a " + python_type_name(o);  // "a numpy.int32"
+  try {
+    t.dtype = dtype_from_object(nb::handle(o).attr("dtype"));
+  } catch (const std::exception&) {  // complex, datetime, ...: passed as raw bytes, refused by Python kernels
+  }
+  if (t.static_type) return &known->emplace_back(std::move(t));
+  static thread_local NumpyScalarType made_in_python;  // not cached: such a type may be freed
+  made_in_python = std::move(t);
+  return &made_in_python;
+}
+
 Dim3 dim3_from(nb::handle value, const char* what) {
   unsigned v[3] = {1, 1, 1};
   auto one = [&](PyObject* item, int i) {
@@ -174,40 +193,16 @@ void add_python_number(LaunchArgs& args, nb::handle value) {
   }
 }
 
-// "a numpy.int32", ... when `o` is a NumPy scalar (by its type alone), else null; cached by type, as a
-// launch loop passes the same few. `own`: set when that type is static (NumPy's, or another C extension's),
-// so that no Python code serves its buffer.
-const char* numpy_scalar_name(PyObject* o, bool* own = nullptr) {
-  struct Known {
-    PyTypeObject* type;
-    std::string what;
-  };
-  static auto* known = new std::deque<Known>();  // leaked: outlives teardown; static types are immortal
-  PyTypeObject* type = Py_TYPE(o);
-  if (own) *own = !(type->tp_flags & Py_TPFLAGS_HEAPTYPE);
-  for (const Known& k : *known)
-    if (k.type == type) return k.what.c_str();
-  PyObject* generic = numpy_generic();
-  if (!generic || !PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(generic))) return nullptr;
-  if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) {  // a subclass made in Python: not cached, it may be freed
-    static thread_local std::string name;
-    name = "a " + python_type_name(o);
-    return name.c_str();
-  }
-  known->push_back({type, std::string("a ") + type->tp_name});  // a static type's name: "numpy.int32"
-  return known->back().what.c_str();
-}
-
 void add_argument(LaunchArgs& args, nb::handle value, const Kernel& kernel) {
   PyObject* o = value.ptr();
   if (Py_TYPE(o) == array_type) return add_pointer(args, *nb::inst_ptr<Array>(value), kernel);
   if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) return add_python_number(args, value);
-  if (const char* what = numpy_scalar_name(o)) {
+  if (const NumpyScalarType* scalar = numpy_scalar_type(o)) {
     // A NumPy scalar is passed as exactly its C type; its buffer holds the value.
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
     try {
-      args.add(view.buf, view.len, std::min<size_t>(view.len, 8), what);
+      args.add(view.buf, view.len, std::min<size_t>(view.len, 8), scalar->what.c_str());
     } catch (...) {
       PyBuffer_Release(&view);
       throw;
@@ -234,8 +229,8 @@ bool plain_arguments(PyObject* items) {
   for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(items); i < n; ++i) {
     PyObject* o = PyTuple_GET_ITEM(items, i);
     if (Py_TYPE(o) == array_type || PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) continue;
-    bool own = false;
-    if (!numpy_scalar_name(o, &own) || !own) return false;
+    const NumpyScalarType* scalar = numpy_scalar_type(o);
+    if (!scalar || !scalar->static_type) return false;
   }
   return true;
 }
