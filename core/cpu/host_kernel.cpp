@@ -30,6 +30,27 @@ void* map_fiber_stacks(long long count, long long bytes, long long page) {
   return base;
 }
 
+int configured_thread_count() {
+  if (const char* text = std::getenv("JIASU_CPU_THREADS"); text && *text) {
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(text, &end, 10);
+    if (*end != '\0' || errno != 0 || value < 1 || value > 4096)
+      throw BadValue("JIASU_CPU_THREADS must be a positive integer (at most 4096), not '" + std::string(text) + "'");
+    return static_cast<int>(value);
+  }
+  return static_cast<int>(usable_cpus());
+}
+
+// The pool of OS threads that run blocks: created on first use and never destroyed (its workers sleep
+// until the process exits).
+WorkPool& block_pool() {
+  static WorkPool* pool = new WorkPool(static_cast<unsigned>(configured_thread_count()));
+  return *pool;
+}
+
+}  // namespace
+
 // HostLaunch::fiber_stacks: the fiber stacks of host kernels, kept per OS thread from launch to launch
 // (mapping a block's stacks, guarding each and faulting their first pages in took about 0.7 ms for 256
 // threads, more than running such a block). Grows to the most stacks and the largest stack asked for, so
@@ -54,7 +75,7 @@ void* lend_fiber_stacks(long long count, long long* bytes) {
     return nullptr;
   long long grown_count = std::max(count, stacks.count), grown_bytes = std::max(*bytes, stacks.bytes), grown = 0;
   constexpr long long kSmall = 256LL << 20;  // growing this far is always fine (the memory is reserved lazily)
-  if (__builtin_mul_overflow(grown_count, grown_bytes, &grown) || grown > std::max(4 * asked, kSmall))
+  if (__builtin_mul_overflow(grown_count, grown_bytes, &grown) || (grown > kSmall && grown / 4 > asked))
     grown_count = count, grown_bytes = *bytes;
   if (stacks.base) munmap(stacks.base, static_cast<size_t>(stacks.count * stacks.bytes));
   stacks = Stacks{};
@@ -69,26 +90,6 @@ void* lend_fiber_stacks(long long count, long long* bytes) {
   return base;
 }
 
-int configured_thread_count() {
-  if (const char* text = std::getenv("JIASU_CPU_THREADS"); text && *text) {
-    char* end = nullptr;
-    errno = 0;
-    const long value = std::strtol(text, &end, 10);
-    if (*end != '\0' || errno != 0 || value < 1 || value > 4096)
-      throw BadValue("JIASU_CPU_THREADS must be a positive integer (at most 4096), not '" + std::string(text) + "'");
-    return static_cast<int>(value);
-  }
-  return static_cast<int>(usable_cpus());
-}
-
-// The pool of OS threads that run blocks: created on first use and never destroyed (its workers sleep
-// until the process exits).
-WorkPool& block_pool() {
-  static WorkPool* pool = new WorkPool(static_cast<unsigned>(configured_thread_count()));
-  return *pool;
-}
-
-}  // namespace
 
 int host_thread_count() { return static_cast<int>(block_pool().threads()); }
 

@@ -20,6 +20,10 @@ struct HostLaunch;  // the entry point's first argument (as the host runtime hea
 // Fixed when the pool is first used.
 int host_thread_count();
 
+// HostLaunch::fiber_stacks as launches lend them: `count` stacks of at least *bytes each (a page multiple, a
+// guard page first), kept per OS thread from launch to launch; *bytes becomes their size. Null on failure.
+void* lend_fiber_stacks(long long count, long long* bytes);
+
 class HostKernel {
  public:
   // Looks entry_name up in library now (Error when it lacks it); the kernel keeps library loaded.

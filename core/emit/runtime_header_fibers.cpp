@@ -14,7 +14,6 @@ const char* host_runtime_part() {
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 // ---- Fiber contexts. glibc's swapcontext saves and restores the signal mask with a system call at every
@@ -191,8 +190,8 @@ class FiberStarter {
 #endif
 
 // ---- The block scheduler. A kernel without barriers or warp operations runs the threads of a block one
-// after another. Any other kernel runs them as fibers, one stack each from one mapping with a guard page
-// below every stack.
+// after another. Any other kernel runs them as fibers, one stack each in the slots HostLaunch::fiber_stacks
+// lends (a guard page below every stack).
 //
 // Block barriers: each fiber runs until it reaches a barrier or ends; once every fiber still running has
 // reached it, the barrier opens and they all continue. A thread that has returned counts as arrived at
@@ -589,7 +588,6 @@ class HostBlocks {
   ~HostBlocks() {
     detail::current_block = previous_;
     free(state_.dynamic_shared);
-    if (mapped_ > 0) munmap(stacks_, static_cast<size_t>(mapped_));
     free(state_.contexts);
     free(state_.threads);
     free(state_.state);
@@ -664,28 +662,16 @@ class HostBlocks {
     const bool sized = array_bytes >= 0 && array_bytes <= (1LL << 40);  // more is no room anyway
     stack_bytes_ = sized ? (base_stack_bytes + array_bytes + page_ - 1) / page_ * page_ : array_bytes;
     slot_ = stack_bytes_ + page_;  // a guard page below each stack
-    long long total = 0;
-    if (!sized || __builtin_mul_overflow(threads_, slot_, &total)) {
-      stacks_ = MAP_FAILED;
-    } else if (launch_.fiber_stacks) {
+    if (sized && launch_.fiber_stacks) {
       stacks_ = launch_.fiber_stacks(threads_, &slot_);  // slots may come larger: the stacks get the room
-      if (!stacks_) stacks_ = MAP_FAILED;
       stack_bytes_ = slot_ - page_;
-    } else {
-      stacks_ = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (stacks_ != MAP_FAILED) {
-        mapped_ = total;
-        for (long long i = 0; i < threads_; ++i)  // a guard page below each stack: an overflow faults
-          mprotect(static_cast<unsigned char*>(stacks_) + i * slot_, static_cast<size_t>(page_), PROT_NONE);
-      }
     }
     state_.warp_count = (threads_ + 31) / 32;
     state_.contexts = static_cast<detail::FiberContext*>(calloc(static_cast<size_t>(threads_), sizeof(detail::FiberContext)));
     state_.threads = static_cast<HostThread*>(calloc(static_cast<size_t>(threads_), sizeof(HostThread)));
     state_.state = static_cast<unsigned char*>(calloc(static_cast<size_t>(threads_), 1));
     state_.warps = static_cast<detail::HostWarp*>(calloc(static_cast<size_t>(state_.warp_count), sizeof(detail::HostWarp)));
-    if (stacks_ == MAP_FAILED || !state_.contexts || !state_.threads || !state_.state || !state_.warps) {
+    if (!stacks_ || !state_.contexts || !state_.threads || !state_.state || !state_.warps) {
       detail::fail(state_, "out of memory: no room for the fiber stacks of a block of %lld threads (%lld KiB each)",
                    threads_, stack_bytes_ / 1024);
       return false;
@@ -704,8 +690,7 @@ class HostBlocks {
   detail::HostBlock state_;
   HostThread thread_{};
   long long threads_ = 0, page_ = 0, stack_bytes_ = 0, slot_ = 0;
-  long long mapped_ = 0;  // the bytes of stacks_ when mapped here (not lent)
-  void* stacks_ = MAP_FAILED;
+  void* stacks_ = nullptr;  // lent: valid until the entry point returns
 };
 
 }  // namespace jiasu

@@ -169,10 +169,10 @@ inline unsigned long long brev(unsigned long long x) { return reverse_bits(x, 64
 // from 0 to 1 atomically and only that block writes `message`); blocks not yet started then are skipped.
 // With error null, a failure is printed to stderr and aborts the process.
 //
-// fiber_stacks, when not null, lends the fiber stacks of a range (mapping, guarding and first touching
-// them per launch costs more than running a small block): fiber_stacks(count, &bytes) gives count slots of
-// at least bytes each (bytes becomes their size), the first page of each a guard page, valid until the entry
-// point returns; null when out of memory. When fiber_stacks is null, the entry point maps its own.
+// fiber_stacks lends the fiber stacks of a range (mapping, guarding and first touching them per launch costs
+// more than running a small block): fiber_stacks(count, &bytes) gives count slots of at least bytes each
+// (bytes becomes their size), the first page of each a guard page, valid until the entry point returns;
+// null when out of memory. A kernel that runs fibers fails without it.
 )JIASU" JIASU_HOST_ABI_SOURCE R"JIASU(
 struct HostDim3 { long long x, y, z; };
 // What one thread of the kernel sees: every emitted function takes it first.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "frontend_test_support.hpp"
+#include "cpu/host_kernel.hpp"
 #include "emit/emit.hpp"
 #include "support/error.hpp"
 #include "support/host_abi.hpp"
@@ -30,8 +31,7 @@ using testing::module_value;
 using testing::python;
 using testing::scalar;
 
-// The layouts the entry point reads, as the runtime header declares them (fiber_stacks null unless a test
-// lends its own: the library then maps them).
+// The layouts the entry point reads, as the runtime header declares them.
 using LaunchError = jiasu::HostError;
 using Launch = jiasu::HostLaunch;
 template <typename T, int N> struct ArrayC { T* data; long long shape[N]; };
@@ -59,11 +59,11 @@ inline std::vector<std::string> words(const std::string& text) {
 }
 
 // A compiled and loaded host kernel.
-class HostKernel {
+class LoadedKernel {
  public:
   using Entry = void (*)(const Launch*, void* const*);
   // flags: more compiler options (e.g. -DJIASU_HOST_UCONTEXT: fibers on ucontext, the other targets' way).
-  HostKernel(const std::string& source, const std::string& entry_name, const std::string& flags = "") {
+  LoadedKernel(const std::string& source, const std::string& entry_name, const std::string& flags = "") {
     HostCompileRequest request;
     request.source = source;
     request.options = words("-Wall " + flags);
@@ -75,7 +75,7 @@ class HostKernel {
     }
   }
   bool ok() const { return entry_ != nullptr; }
-  void* (*fiber_stacks)(long long count, long long* bytes) = nullptr;  // HostLaunch::fiber_stacks of the runs
+  void* (*fiber_stacks)(long long count, long long* bytes) = &lend_fiber_stacks;  // HostLaunch's, for the runs
 
   // Runs the whole grid (or blocks [begin, end) when end >= 0), with shared_bytes of dynamic shared memory;
   // a failure the library reports is a test failure.
@@ -103,12 +103,12 @@ class HostKernel {
   Entry entry_ = nullptr;
 };
 
-inline std::unique_ptr<HostKernel> build(const std::string& text, const std::vector<Type>& signature, Globals globals = {},
+inline std::unique_ptr<LoadedKernel> build(const std::string& text, const std::vector<Type>& signature, Globals globals = {},
                                   std::string* source = nullptr, const std::string& flags = "") {
   fe::Program program = fe::check(python(text, std::move(globals)), signature);
   emit::EmittedKernel kernel = emit::emit_host(program);
   if (source) *source = kernel.source;
-  return std::make_unique<HostKernel>(kernel.source, kernel.entry_name, flags);
+  return std::make_unique<LoadedKernel>(kernel.source, kernel.entry_name, flags);
 }
 
 }  // namespace jiasu::host_test

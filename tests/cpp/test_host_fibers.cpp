@@ -330,8 +330,8 @@ TEST(EmitHost, FiberStacksHoldTheLocalArraysInLentSlots) {
       "    out[t] = s\n",
       {array(DType::Float64)}, {}, &source);
   EXPECT_NE(source.find("blocks.run_fibers(body, 98304LL)"), std::string::npos);
-  for (bool lent : {false, true}) {
-    k->fiber_stacks = lent ? &larger_slots : nullptr;
+  for (bool lent : {false, true}) {  // slots as asked for, then larger ones
+    k->fiber_stacks = lent ? &larger_slots : &lend_fiber_stacks;
     std::vector<double> out(64, -1);
     auto ov = view(out);
     k->run({1}, {64}, {&ov});
@@ -415,7 +415,7 @@ extern "C" void reporting(const jiasu::HostLaunch* launch, void* const* params) 
   else blocks.run_blocks(per_block);
 }
 )";
-  HostKernel k(source, "reporting");
+  LoadedKernel k(source, "reporting");
   for (bool fibers : {false, true}) {
     std::vector<long long> ran(4 * 4, 0);
     long long* data = ran.data();
