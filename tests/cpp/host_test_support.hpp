@@ -23,13 +23,7 @@ namespace jiasu::host_test {
 
 using fe::GlobalValue;
 using fe::Type;
-using testing::array;
-using testing::device_function;
-using testing::Globals;
-using testing::int_value;
-using testing::module_value;
-using testing::python;
-using testing::scalar;
+using namespace testing;  // the kernel builders: python(), array(), scalar(), ...
 
 // The layouts the entry point reads, as the runtime header declares them.
 using LaunchError = jiasu::HostError;

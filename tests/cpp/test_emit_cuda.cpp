@@ -30,13 +30,7 @@ namespace {
 using fe::GlobalValue;
 using fe::Type;
 
-using testing::array;
-using testing::device_function;
-using testing::Globals;
-using testing::int_value;
-using testing::module_value;
-using testing::python;
-using testing::scalar;
+using namespace testing;  // the kernel builders: python(), array(), scalar(), ...
 
 std::string numbered(const std::string& text) {
   std::string out;
