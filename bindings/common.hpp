@@ -42,7 +42,7 @@ void set_python_error(const std::exception_ptr& error);
 // A raw type slot's body (a vectorcall, mp_subscript, getter): the object it returns, or nullptr with the
 // Python exception set when it throws.
 template <typename Body>
-PyObject* guarded(Body&& body) noexcept {
+[[gnu::always_inline]] inline PyObject* guarded(Body&& body) noexcept {
   try {
     return body().release().ptr();
   } catch (...) {
@@ -72,7 +72,14 @@ struct NumpyScalarType {
 const NumpyScalarType* numpy_scalar_type(PyObject* o);
 Dim3 dim3_from(nb::handle value, const char* what);
 // An exact int or a tuple of up to 3 exact ints: immutable, and what dim3_from reads without surprises.
-bool plain_dims(PyObject* dims);
+// Inline: k[grid, block] asks it at every launch.
+inline bool plain_dims(PyObject* dims) {
+  if (PyLong_CheckExact(dims)) return true;
+  if (!PyTuple_CheckExact(dims) || PyTuple_GET_SIZE(dims) > 3) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dims); ++i)
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(dims, i))) return false;
+  return true;
+}
 nb::dict attributes(const Kernel& kernel);
 
 // A Python function's description (see kernel_source.cpp) as the front end reads it; `held` is the kernel's

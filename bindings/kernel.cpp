@@ -607,13 +607,16 @@ nb::object new_config(LaunchConfig config);
 
 // k[grid, block]: a raw mp_subscript, since loops launch through it every time. The last configuration is
 // reused when the same one comes again.
+[[gnu::cold, gnu::noinline]] void remember_config(KernelFunction& k, nb::handle self, nb::handle key) {
+  k.last_config = new_config(make_config(self, key));
+  k.last_config_key = nb::borrow(key);
+}
+
 [[gnu::hot]] PyObject* kernel_subscript(PyObject* self, PyObject* key) {
   return guarded([&] {
     KernelFunction& k = *nb::inst_ptr<KernelFunction>(self);
-    if (!k.last_config_key.is_valid() || !plain_config(key) || !same_config(k.last_config_key, key)) {
-      k.last_config = new_config(make_config(self, key));
-      k.last_config_key = nb::borrow(key);
-    }
+    if (!k.last_config_key.is_valid() || !plain_config(key) || !same_config(k.last_config_key, key))
+      remember_config(k, self, key);
     return k.last_config;
   });
 }

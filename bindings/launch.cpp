@@ -99,14 +99,6 @@ Dim3 dim3_from(nb::handle value, const char* what) {
   return {v[0], v[1], v[2]};
 }
 
-bool plain_dims(PyObject* dims) {
-  if (PyLong_CheckExact(dims)) return true;
-  if (!PyTuple_CheckExact(dims) || PyTuple_GET_SIZE(dims) > 3) return false;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dims); ++i)
-    if (!PyLong_CheckExact(PyTuple_GET_ITEM(dims, i))) return false;
-  return true;
-}
-
 nb::dict attributes(const Kernel& kernel) {
   const KernelAttributes& a = kernel.attributes();
   nb::dict d;
