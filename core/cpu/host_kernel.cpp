@@ -57,11 +57,19 @@ WorkPool& block_pool() {
 // that kernels with different needs take turns without remapping, unless that would be far more than this
 // launch asks for; lives as long as its thread.
 void* lend_fiber_stacks(long long count, long long* bytes) {
+  // Never assigned as a whole: a temporary Stacks would unmap the stacks in its destructor (gcc 12 skips
+  // that destructor, against the standard; clang and newer gcc run it).
   struct Stacks {
     void* base = nullptr;
     long long count = 0, bytes = 0;
-    ~Stacks() {
+    Stacks() = default;
+    Stacks(const Stacks&) = delete;
+    Stacks& operator=(const Stacks&) = delete;
+    ~Stacks() { release(); }
+    void release() {
       if (base) munmap(base, static_cast<size_t>(count * bytes));
+      base = nullptr;
+      count = bytes = 0;
     }
   };
   thread_local Stacks stacks;
@@ -77,15 +85,16 @@ void* lend_fiber_stacks(long long count, long long* bytes) {
   constexpr long long kSmall = 256LL << 20;  // growing this far is always fine (the memory is reserved lazily)
   if (__builtin_mul_overflow(grown_count, grown_bytes, &grown) || (grown > kSmall && grown / 4 > asked))
     grown_count = count, grown_bytes = *bytes;
-  if (stacks.base) munmap(stacks.base, static_cast<size_t>(stacks.count * stacks.bytes));
-  stacks = Stacks{};
+  stacks.release();
   void* base = map_fiber_stacks(grown_count, grown_bytes, page);
   if (!base && (grown_count != count || grown_bytes != *bytes)) {
     grown_count = count, grown_bytes = *bytes;
     base = map_fiber_stacks(count, *bytes, page);
   }
   if (!base) return nullptr;
-  stacks = {base, grown_count, grown_bytes};
+  stacks.base = base;
+  stacks.count = grown_count;
+  stacks.bytes = grown_bytes;
   *bytes = grown_bytes;
   return base;
 }

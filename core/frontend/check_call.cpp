@@ -315,7 +315,9 @@ Type Checker::call_device(Expr& e) {
   if (!e.keywords.empty() && e.args.size() - 1 <= fn->params.size()) {
     std::vector<ExprPtr> slots(fn->params.size());
     for (size_t i = 1; i < e.args.size(); ++i) slots[i - 1] = std::move(e.args[i]);
-    for (auto& [keyword, value] : e.keywords) {
+    for (auto& entry : e.keywords) {
+      const std::string& keyword = entry.first;  // a plain reference: C++17 lambdas cannot capture bindings
+      ExprPtr& value = entry.second;
       auto param = std::find_if(fn->params.begin(), fn->params.end(), [&](const Param& p) { return p.name == keyword; });
       if (param == fn->params.end()) fail(start_of(*value), name + " got an unexpected keyword argument '" + keyword + "'");
       ExprPtr& slot = slots[param - fn->params.begin()];
