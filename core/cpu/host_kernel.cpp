@@ -8,11 +8,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cpu/runtime/host_abi.h"
 #include "emit/emit.hpp"
-#include "program/source_module.hpp"
 #include "support/error.hpp"
-#include "support/host_abi.hpp"
 #include "support/work_pool.hpp"
+#include "toolchain/disk_cache.hpp"
 
 namespace jiasu {
 

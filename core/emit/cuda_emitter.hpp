@@ -62,9 +62,6 @@ struct Target {
 };
 const Target& cuda_target();
 
-// The runtime header's host part (runtime_header_host.cpp): what the device part provides, for g++.
-const char* host_runtime_part();
-
 // The arguments of range(stop), range(start, stop) or range(start, stop, step); null where absent.
 struct RangeArgs {
   const fe::Expr* start;

@@ -29,9 +29,10 @@ EmittedKernel emit_cuda(const fe::Program& program);
 // debug: every array index is checked; the first one out of bounds is reported (HostLaunch::error).
 EmittedKernel emit_host(const fe::Program& program, bool debug = false);
 
-// The runtime header both targets share: array views, Python semantics for //, %, **, casts,
-// the math and intrinsic functions named in builtins.def. The host build's adds the host versions of the
-// GPU-only part (runtime_header_host.cpp).
+// The runtime header each target's translation units start with: array views, Python semantics for //, %,
+// **, casts, the math and intrinsic functions named in builtins.def (emit/runtime/kernel_runtime.h, shared),
+// then the target's part: CUDA's (emit/runtime/cuda_runtime.h) or the CPU backend's, with its block
+// scheduler (cpu/runtime/host_runtime.h). Embedded at build time.
 const std::string& cuda_runtime_header();
 const std::string& host_runtime_header();
 

@@ -4,11 +4,6 @@
 
 namespace jiasu {
 
-const DiskCache& compile_cache() {
-  static const DiskCache cache(default_cache_dir());
-  return cache;
-}
-
 SourceModule::SourceModule(std::string source, std::vector<std::string> options, std::string file_name)
     : source_(std::move(source)), options_(std::move(options)), file_name_(std::move(file_name)) {}
 

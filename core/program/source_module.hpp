@@ -14,9 +14,6 @@
 
 namespace jiasu {
 
-// The process-wide compile cache (JIASU_CACHE_DIR, else ~/.cache/jiasu).
-const DiskCache& compile_cache();
-
 class SourceModule {
  public:
   SourceModule(std::string source, std::vector<std::string> options, std::string file_name);

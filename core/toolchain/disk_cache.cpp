@@ -187,4 +187,9 @@ void DiskCache::store(const std::string& key, std::string_view payload) const {
     ::unlink(temp_path.c_str());
 }
 
+const DiskCache& compile_cache() {
+  static const DiskCache cache(default_cache_dir());
+  return cache;
+}
+
 }  // namespace jiasu

@@ -37,4 +37,7 @@ class DiskCache {
   std::string dir_;
 };
 
+// The process-wide compile cache, in default_cache_dir(): NVRTC's images and the CPU backend's libraries.
+const DiskCache& compile_cache();
+
 }  // namespace jiasu

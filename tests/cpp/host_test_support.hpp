@@ -16,7 +16,7 @@
 #include "cpu/host_kernel.hpp"
 #include "emit/emit.hpp"
 #include "support/error.hpp"
-#include "support/host_abi.hpp"
+#include "cpu/runtime/host_abi.h"
 #include "toolchain/host_compiler.hpp"
 
 namespace jiasu::host_test {

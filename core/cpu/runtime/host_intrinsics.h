@@ -1,14 +1,11 @@
-// The host part of the runtime header (pasted into it, in the #else of #ifdef __CUDACC__): what the device
-// part gets from CUDA, written for a host C++17 compiler (GCC or Clang: it uses their __atomic and bit
-// builtins), plus the structs of the host entry point that emit_host() writes. The block scheduler
-// (fibers, barriers, warp operations, HostBlocks) follows it, from runtime_header_fibers.cpp.
-#include "emit/cuda_emitter.hpp"
-#include "support/host_abi.hpp"
+// The kernel runtime's host part (the CPU backend's counterpart of emit/runtime/cuda_intrinsics.h): what the
+// CUDA part gets from CUDA, for a host C++17 compiler (GCC or Clang: it uses their __atomic and bit builtins),
+// and what each thread of a kernel sees (HostThread).
+#pragma once
 
-namespace jiasu::emit::cuda {
+#include "emit/runtime/kernel_runtime.h"
 
-const char* host_runtime_basics() {
-  return R"JIASU(namespace jiasu {
+namespace jiasu {
 
 // ---- Half types in software: the bits of an IEEE binary16 / bfloat16, converted with round to nearest even.
 }  // namespace jiasu
@@ -158,28 +155,8 @@ template <typename T> inline unsigned brev(T x) { return static_cast<unsigned>(r
 inline unsigned long long brev(long long x) { return reverse_bits(unsigned_bits(x), 64); }
 inline unsigned long long brev(unsigned long long x) { return reverse_bits(x, 64); }
 
-// ---- The host entry point: extern "C" void <entry>(const jiasu::HostLaunch*, void* const* params) runs
-// blocks [block_begin, block_end) of the grid (linear block b is x = b % grid[0], y = b / grid[0] % grid[1],
-// z = b / (grid[0] * grid[1])), one block after another on the calling OS thread; params[i] points at
-// argument i, packed as for CUDA (arrays as ArrayC/ArrayA, scalars as their C type). shared_bytes is the
-// dynamic shared memory of each block (the extent of shape-0 shared arrays), as CUDA's launch gives it.
-//
-// The entry point always returns: a failure (a deadlock, no memory for fiber stacks, ...) is written to
-// *error, which every range of one launch shares. The first failure of the launch wins (`failed` goes
-// from 0 to 1 atomically and only that block writes `message`); blocks not yet started then are skipped.
-// With error null, a failure is printed to stderr and aborts the process.
-//
-// fiber_stacks lends the fiber stacks of a range (mapping, guarding and first touching them per launch costs
-// more than running a small block): fiber_stacks(count, &bytes) gives count slots of at least bytes each
-// (bytes becomes their size), the first page of each a guard page, valid until the entry point returns;
-// null when out of memory. A kernel that runs fibers fails without it.
-)JIASU" JIASU_HOST_ABI_SOURCE R"JIASU(
 struct HostDim3 { long long x, y, z; };
 // What one thread of the kernel sees: every emitted function takes it first.
 struct HostThread { HostDim3 threadIdx, blockIdx, blockDim, gridDim; };
 
 }  // namespace jiasu
-)JIASU";
-}
-
-}  // namespace jiasu::emit::cuda

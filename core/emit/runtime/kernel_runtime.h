@@ -1,0 +1,349 @@
+// The kernel runtime's arithmetic part, which both targets share: what the kernel language means where C++
+// means something else. Every emitted translation unit starts with it (emit/runtime/cuda_runtime.h for
+// NVRTC, cpu/runtime/host_runtime.h for the CPU backend); the build embeds those files, their quoted
+// includes inlined (tools/embed-source), since NVRTC and the run-time host compiler cannot read jiasu's files.
+#pragma once
+// What the kernel language means where C++ means something else. The arithmetic part compiles with any
+// C++17 compiler (it is the reference for the host backend and is unit-tested on the host); half types,
+// atomics, warp and bit intrinsics need the GPU and sit inside #ifdef __CUDACC__; its #else holds their
+// host versions (a software __half/__nv_bfloat16, __atomic builtins) and the host launch structs.
+//
+// Python/NumPy semantics kept here, and where they stop:
+//   a // b, a % b   floor toward -inf; the remainder takes the divisor's sign. Integer division by zero
+//                   gives 0 (NumPy's value, without its warning); floats follow NumPy's npy_divmod
+//                   (x // 0.0 is inf or nan, x % 0.0 is nan) where Python would raise.
+//   a ** b          integers by squaring, wrapping on overflow; a negative integer exponent gives the
+//                   truncated true result (1 for base 1, +-1 for base -1, else 0) where NumPy raises.
+//   << >>           NumPy's: a shift by the bit width or more gives 0 (or -1 for a negative a >> b).
+//   round(x)        half to even, as an int64; round(x, n) is NumPy's np.round: rint(x * 10**n) / 10**n
+//                   in double (Python rounds the exact decimal: round(2.675, 2) is 2.67 there, 2.68 here).
+//   min, max        Python's: the first argument unless a later one is strictly smaller (larger).
+//   float -> int    truncation toward zero; NaN or out of range is undefined (the GPU saturates).
+//   math.*          domain errors give nan/inf as in NumPy instead of raising; floor/ceil/trunc of inf
+//                   or nan is undefined.
+//   float16/bfloat16 compute in float and round back to the half type, as NumPy does.
+//   Signed overflow of int32/int64 arithmetic is undefined as in C++ (in practice it wraps); narrower
+//   integers are computed in int and wrapped back to their type by the emitted casts.
+#ifdef __CUDACC__
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#define JIASU_FN __device__ __forceinline__
+#else
+#include <math.h>
+#include <string.h>
+#define JIASU_FN inline
+#endif
+
+namespace jiasu {
+
+// ---- Scalar traits (NVRTC has no <type_traits>)
+template <typename A, typename B> struct same_type { static constexpr bool value = false; };
+template <typename A> struct same_type<A, A> { static constexpr bool value = true; };
+template <typename A, typename B> constexpr bool is_same_v = same_type<A, B>::value;
+
+struct no_number { static constexpr bool is_signed = false, is_unsigned = false, is_float = false, is_half = false; };
+// unsigned_type: the integer of the same width in which wrapping arithmetic is defined.
+template <typename U> struct signed_number : no_number { static constexpr bool is_signed = true; using unsigned_type = U; };
+template <typename U> struct unsigned_number : no_number { static constexpr bool is_unsigned = true; using unsigned_type = U; };
+struct float_number : no_number { static constexpr bool is_float = true; };
+struct half_number : no_number { static constexpr bool is_half = true; };  // computes in float
+
+template <typename T> struct traits : no_number {};  // bool
+template <> struct traits<signed char> : signed_number<unsigned char> {};
+template <> struct traits<short> : signed_number<unsigned short> {};
+template <> struct traits<int> : signed_number<unsigned int> {};
+template <> struct traits<long long> : signed_number<unsigned long long> {};
+template <> struct traits<unsigned char> : unsigned_number<unsigned char> {};
+template <> struct traits<unsigned short> : unsigned_number<unsigned short> {};
+template <> struct traits<unsigned int> : unsigned_number<unsigned int> {};
+template <> struct traits<unsigned long long> : unsigned_number<unsigned long long> {};
+template <> struct traits<float> : float_number {};
+template <> struct traits<double> : float_number {};
+
+template <typename T> constexpr bool is_floating_v = traits<T>::is_float || traits<T>::is_half;
+
+// ---- Conversions
+// half_ops<H>: to_float, from_float, from_double for a half type H (defined in the device part).
+template <typename H> struct half_ops;
+
+// The value in the type its arithmetic is done in: float for the half types, itself otherwise.
+template <typename T>
+JIASU_FN auto widen(T v) {
+  if constexpr (traits<T>::is_half) return half_ops<T>::to_float(v);
+  else return v;
+}
+
+// Conversion between any two scalar types. To bool is Python's truth (x != 0, so nan is true); floats to
+// ints truncate; 64-bit values reach a half type through double, others through float.
+template <typename To, typename From>
+JIASU_FN To cast(From v) {
+  if constexpr (is_same_v<To, From>) return v;
+  else if constexpr (traits<From>::is_half) return cast<To>(widen(v));
+  else if constexpr (traits<To>::is_half && sizeof(From) == 8) return half_ops<To>::from_double(static_cast<double>(v));
+  else if constexpr (traits<To>::is_half) return half_ops<To>::from_float(static_cast<float>(v));
+  else if constexpr (is_same_v<To, bool>) return v != 0;
+  else return static_cast<To>(v);
+}
+
+// -x that wraps for the most negative value instead of overflowing.
+template <typename T>
+JIASU_FN T wrapping_negate(T v) {
+  return static_cast<T>(0u - static_cast<typename traits<T>::unsigned_type>(v));
+}
+
+// ---- Math on float and double: name_(x) calls the C function name (namef for float)
+#define JIASU_MATH1(name) \
+  JIASU_FN float name##_(float x) { return ::name##f(x); } \
+  JIASU_FN double name##_(double x) { return ::name(x); }
+#define JIASU_MATH2(name) \
+  JIASU_FN float name##_(float x, float y) { return ::name##f(x, y); } \
+  JIASU_FN double name##_(double x, double y) { return ::name(x, y); }
+// One overload pair per math row of builtins.def (the list of math functions lives there alone).
+#define JIASU_BUILTIN(id, path, rule, cuda, host)
+#define JIASU_MATH_BUILTIN(id, name, rule) JIASU_MATH_##rule(name)
+#define JIASU_MATH_FloatMath1 JIASU_MATH1
+#define JIASU_MATH_FloatMath2 JIASU_MATH2
+#include "frontend/builtins.def"
+#undef JIASU_MATH_FloatMath1
+#undef JIASU_MATH_FloatMath2
+#undef JIASU_MATH_BUILTIN
+#undef JIASU_BUILTIN
+JIASU_FN float fma_(float a, float b, float c) { return ::fmaf(a, b, c); }
+JIASU_FN double fma_(double a, double b, double c) { return ::fma(a, b, c); }
+
+// Rounding that keeps the float type (the public floor_/ceil_/trunc_ return int64 as Python does).
+namespace detail {
+JIASU_MATH1(floor)
+JIASU_MATH1(ceil)
+JIASU_MATH1(trunc)
+JIASU_MATH1(rint)
+}  // namespace detail
+
+template <typename T>
+JIASU_FN long long floor_(T x) {
+  if constexpr (is_floating_v<T>) return static_cast<long long>(detail::floor_(widen(x)));
+  else return static_cast<long long>(x);
+}
+template <typename T>
+JIASU_FN long long ceil_(T x) {
+  if constexpr (is_floating_v<T>) return static_cast<long long>(detail::ceil_(widen(x)));
+  else return static_cast<long long>(x);
+}
+template <typename T>
+JIASU_FN long long trunc_(T x) {
+  if constexpr (is_floating_v<T>) return static_cast<long long>(detail::trunc_(widen(x)));
+  else return static_cast<long long>(x);
+}
+
+template <typename T>
+JIASU_FN bool isnan_(T x) {
+  if constexpr (is_floating_v<T>) return isnan(widen(x));
+  else return false;
+}
+template <typename T>
+JIASU_FN bool isinf_(T x) {
+  if constexpr (is_floating_v<T>) return isinf(widen(x));
+  else return false;
+}
+template <typename T>
+JIASU_FN bool isfinite_(T x) {
+  if constexpr (is_floating_v<T>) return isfinite(widen(x));
+  else return true;
+}
+
+// ---- Python operators. Operands arrive already converted to the result type T.
+
+// NumPy's npy_divmod for floats: the floor quotient, with the remainder in `mod`.
+template <typename T>
+JIASU_FN T float_divmod(T a, T b, T& mod) {
+  mod = fmod_(a, b);
+  if (b == 0) return a / b;
+  T div = (a - mod) / b;  // very nearly an integer multiple of b
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= 1;
+    }
+  } else {
+    mod = copysign_(T(0), b);
+  }
+  if (div == 0) return copysign_(T(0), a / b);
+  T floor_div = detail::floor_(div);
+  return div - floor_div > T(0.5) ? floor_div + 1 : floor_div;  // snap to the nearest integer
+}
+
+template <typename T>
+JIASU_FN T floordiv(T a, T b) {
+  if constexpr (traits<T>::is_half) {
+    return cast<T>(floordiv(widen(a), widen(b)));
+  } else if constexpr (traits<T>::is_float) {
+    T mod;
+    return float_divmod(a, b, mod);
+  } else if constexpr (traits<T>::is_signed) {
+    if (b == 0) return 0;
+    if (b == -1) return wrapping_negate(a);  // MIN / -1 overflows in C++
+    T quotient = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(quotient - 1) : quotient;
+  } else {
+    return b == 0 ? T(0) : static_cast<T>(a / b);
+  }
+}
+
+template <typename T>
+JIASU_FN T mod(T a, T b) {
+  if constexpr (traits<T>::is_half) {
+    return cast<T>(mod(widen(a), widen(b)));
+  } else if constexpr (traits<T>::is_float) {
+    T remainder;
+    float_divmod(a, b, remainder);
+    return remainder;
+  } else if constexpr (traits<T>::is_signed) {
+    if (b == 0 || b == -1) return 0;
+    T remainder = a % b;
+    return (remainder != 0 && ((remainder < 0) != (b < 0))) ? static_cast<T>(remainder + b) : remainder;
+  } else {
+    return b == 0 ? T(0) : static_cast<T>(a % b);
+  }
+}
+
+template <typename T>
+JIASU_FN T power(T base, T exponent) {
+  if constexpr (traits<T>::is_half) {
+    return cast<T>(power(widen(base), widen(exponent)));
+  } else if constexpr (traits<T>::is_float) {
+    return exponent == 2 ? base * base : pow_(base, exponent);  // x ** 2 is common: exact and fast
+  } else {
+    if constexpr (traits<T>::is_signed) {
+      if (exponent < 0) return base == 1 ? T(1) : base == -1 ? T((exponent & 1) ? -1 : 1) : T(0);
+    }
+    // In 64-bit unsigned arithmetic, which wraps; the low bits are the result for every narrower type.
+    unsigned long long result = 1, factor = static_cast<unsigned long long>(base);
+    for (unsigned long long e = static_cast<unsigned long long>(exponent); e != 0; e >>= 1) {
+      if (e & 1) result *= factor;
+      factor *= factor;
+    }
+    return static_cast<T>(result);
+  }
+}
+
+template <typename T>
+JIASU_FN T lshift(T a, T b) {
+  if (static_cast<unsigned long long>(b) >= sizeof(T) * 8) return 0;  // a negative b is huge here too
+  return static_cast<T>(static_cast<typename traits<T>::unsigned_type>(a) << b);
+}
+
+template <typename T>
+JIASU_FN T rshift(T a, T b) {
+  if (static_cast<unsigned long long>(b) >= sizeof(T) * 8) {
+    if constexpr (traits<T>::is_signed) return a < 0 ? T(-1) : T(0);
+    return 0;
+  }
+  return static_cast<T>(a >> b);
+}
+
+// ---- Python builtins
+template <typename T> JIASU_FN T min_(T a, T b) { return widen(b) < widen(a) ? b : a; }
+template <typename T> JIASU_FN T max_(T a, T b) { return widen(b) > widen(a) ? b : a; }
+
+template <typename T>
+JIASU_FN T abs_(T x) {
+  if constexpr (is_floating_v<T>) return cast<T>(fabs_(widen(x)));
+  else if constexpr (traits<T>::is_signed) return x < 0 ? wrapping_negate(x) : x;
+  else return x;
+}
+
+// round(x): half to even, as an int64.
+template <typename T>
+JIASU_FN long long round_(T x) {
+  if constexpr (is_floating_v<T>) return static_cast<long long>(detail::rint_(widen(x)));
+  else return static_cast<long long>(x);
+}
+
+JIASU_FN double power_of_ten(long long n) {
+  double p = 1;
+  for (long long i = 0; i < n; ++i) p *= 10;
+  return p;
+}
+
+// round(x, ndigits): floats round half to even at 10**-ndigits (computed in double); integers are
+// unchanged for ndigits >= 0, else rounded half to even to a multiple of 10**-ndigits.
+template <typename T>
+JIASU_FN T round_(T x, long long ndigits) {
+  if constexpr (is_floating_v<T>) {
+    double value = static_cast<double>(widen(x));
+    if (ndigits >= 0) {
+      double scaled = value * power_of_ten(ndigits);
+      return isfinite(scaled) ? cast<T>(detail::rint_(scaled) / power_of_ten(ndigits)) : x;  // too many digits: x
+    }
+    double unit = power_of_ten(-ndigits);
+    return cast<T>(detail::rint_(value / unit) * unit);
+  } else {
+    if (ndigits >= 0) return x;
+    if (ndigits < -18) return 0;  // 10**19 is beyond every integer type's range
+    if constexpr (traits<T>::is_signed) {
+      long long unit = static_cast<long long>(power_of_ten(-ndigits)), value = x;
+      long long remainder = mod(value, unit), down = value - remainder;
+      bool up = 2 * remainder > unit || (2 * remainder == unit && ((down / unit) & 1));
+      return static_cast<T>(up ? down + unit : down);
+    } else {
+      unsigned long long unit = static_cast<unsigned long long>(power_of_ten(-ndigits)), value = x;
+      unsigned long long remainder = value % unit, down = value - remainder;
+      bool up = 2 * remainder > unit || (2 * remainder == unit && ((down / unit) & 1));
+      return static_cast<T>(up ? down + unit : down);
+    }
+  }
+}
+
+// ---- Arrays. Kernel parameters have exactly this layout: the launch packs data, shape (and strides).
+// ArrayC: C-contiguous, offsets from the shape. ArrayA: any layout, strides in bytes.
+template <typename T, int N> struct ArrayC { T* data; long long shape[N]; };
+template <typename T> struct ArrayC<T, 0> { T* data; };
+template <typename T, int N> struct ArrayA { T* data; long long shape[N]; long long strides[N]; };
+template <typename T> struct ArrayA<T, 0> { T* data; };
+
+// NumPy's negative index: counts from the end. No bounds check.
+JIASU_FN long long wrap_index(long long i, long long extent) { return i < 0 ? i + extent : i; }
+
+template <typename T, int N, typename... I>
+JIASU_FN T& at(const ArrayC<T, N>& a, I... indices) {
+  static_assert(sizeof...(I) == N, "one index per dimension");
+  const long long index[N] = {static_cast<long long>(indices)...};
+  long long offset = 0;
+  for (int d = 0; d < N; ++d) offset = offset * a.shape[d] + wrap_index(index[d], a.shape[d]);
+  return a.data[offset];
+}
+
+template <typename T, int N, typename... I>
+JIASU_FN T& at(const ArrayA<T, N>& a, I... indices) {
+  static_assert(sizeof...(I) == N, "one index per dimension");
+  const long long index[N] = {static_cast<long long>(indices)...};
+  long long offset = 0;
+  for (int d = 0; d < N; ++d) offset += wrap_index(index[d], a.shape[d]) * a.strides[d];
+  return *reinterpret_cast<T*>(reinterpret_cast<char*>(a.data) + offset);
+}
+
+template <typename T> JIASU_FN T& at(const ArrayC<T, 0>& a) { return *a.data; }
+template <typename T> JIASU_FN T& at(const ArrayA<T, 0>& a) { return *a.data; }
+
+template <typename Array>
+JIASU_FN long long size(const Array& a) {
+  long long n = 1;
+  for (long long extent : a.shape) n *= extent;
+  return n;
+}
+template <typename T> JIASU_FN long long size(const ArrayC<T, 0>&) { return 1; }
+template <typename T> JIASU_FN long long size(const ArrayA<T, 0>&) { return 1; }
+
+template <typename To, typename From>
+JIASU_FN To bit_cast(From v) {
+  static_assert(sizeof(To) == sizeof(From), "same size");
+  To out;
+  memcpy(&out, &v, sizeof(To));
+  return out;
+}
+
+// ---- Special float values (literals cannot spell them)
+template <typename T> JIASU_FN T inf() { return cast<T>(bit_cast<double>(0x7ff0000000000000ULL)); }
+template <typename T> JIASU_FN T nan() { return cast<T>(bit_cast<double>(0x7ff8000000000000ULL)); }
+
+}  // namespace jiasu
