@@ -52,6 +52,10 @@ void translate(const std::exception_ptr& error, void*) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const OutOfRange& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const Interrupted& e) {
+    // Python's own SIGINT handler decides what Ctrl-C raises (KeyboardInterrupt unless replaced); off the main
+    // thread, or when it raised nothing, the interrupted call still fails.
+    if (PyErr_CheckSignals() == 0) PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
   } catch (const Error& e) {
     raise("JiasuError", e.what());
   }

@@ -8,9 +8,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cpu/host_trap.hpp"
 #include "cpu/runtime/host_abi.h"
 #include "emit/emit.hpp"
 #include "support/error.hpp"
+#include "support/interrupt.hpp"
 #include "support/work_pool.hpp"
 #include "toolchain/disk_cache.hpp"
 
@@ -119,12 +121,25 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
     throw BadValue("grid dimensions must be at least 1, got (" + std::to_string(grid.x) + ", " +
                    std::to_string(grid.y) + ", " + std::to_string(grid.z) + ")");
+  if (grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
+    throw LaunchError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                      "grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
+                          std::to_string(grid.z) + ") exceeds the limit of CUDA GPUs (x <= 2147483647, y and z <= "
+                          "65535), which the CPU backend keeps too");
   if (block.x == 0 || block.y == 0 || block.z == 0)
     throw BadValue("block dimensions must be at least 1, got (" + std::to_string(block.x) + ", " +
                    std::to_string(block.y) + ", " + std::to_string(block.z) + ")");
+  // The largest dynamic shared memory a CUDA GPU lends a block (227 KiB, on Hopper after opting in).
+  constexpr size_t kMaxDynamicShared = 232448;
+  if (shared_bytes > kMaxDynamicShared)
+    throw LaunchError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                      "shared_mem=" + std::to_string(shared_bytes) + " bytes is more dynamic shared memory than CUDA "
+                      "GPUs give a block (" + std::to_string(kMaxDynamicShared) + " bytes), a limit the CPU backend "
+                      "keeps too");
   HostError error{};  // shared by every range: the first failure wins, the other ranges stop early
-  HostLaunch base{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0,
-                  static_cast<long long>(shared_bytes), &error, &lend_fiber_stacks};
+  watch_interrupts();
+  HostLaunch base{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0, static_cast<long long>(shared_bytes),
+                  &error, &lend_fiber_stacks, &arm_host_trap, interrupt_flag()};
   long long blocks = 0;
   if (__builtin_mul_overflow(base.grid[0], base.grid[1], &blocks) ||
       __builtin_mul_overflow(blocks, base.grid[2], &blocks) || blocks > (1LL << 50))
@@ -148,7 +163,10 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
     error.message[sizeof error.message - 1] = '\0';
     std::string name = entry_name_;
     if (name.rfind("jiasu_kernel_", 0) == 0) name.erase(0, 13);
-    if (error.failed == 2) throw OutOfRange("kernel '" + name + "' (CPU, debug): " + error.message);
+    if (error.failed == host_index_error) throw OutOfRange("kernel '" + name + "' (CPU, debug): " + error.message);
+    if (error.failed == host_interrupted) throw Interrupted("kernel " + name + " (CPU): " + error.message);
+    if (error.failed == host_fault)  // as the driver reports an illegal address on the device
+      throw LaunchError(700, "CUDA_ERROR_ILLEGAL_ADDRESS", "kernel " + name + " (CPU): " + error.message);
     // As the driver names a kernel that failed on the device.
     throw LaunchError(719, "CUDA_ERROR_LAUNCH_FAILED", "kernel " + name + " (CPU): " + error.message);
   }

@@ -185,6 +185,7 @@ void FunctionEmitter::stmt(const Stmt& s) {
     case StmtKind::While:
       line("while (" + condition(*s.test) + ") {");
       ++indent_;
+      if (!target_.loop_check.empty()) line(target_.loop_check);
       block(s.body);
       --indent_;
       line("}");
@@ -247,6 +248,7 @@ void FunctionEmitter::for_range(const Stmt& s) {
   }
   line("for (" + init + "; " + test + "; " + increment + ") {");
   ++indent_;
+  if (!target_.loop_check.empty()) line(target_.loop_check);
   line(user_name(variable.name) + " = " + next + ";");
   block(s.body);
   --indent_;

@@ -59,6 +59,8 @@ struct Target {
   // address, an unsigned char* expression.
   std::string dynamic_shared_declaration;
   std::string dynamic_shared_base;
+  // The first statement of every loop iteration ("" for none): the CPU backend checks for Ctrl-C there.
+  std::string loop_check;
 };
 const Target& cuda_target();
 

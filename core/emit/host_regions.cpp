@@ -432,6 +432,7 @@ void FunctionEmitter::block_level(const std::vector<fe::StmtPtr>& body) {
     } else if (s->kind == StmtKind::While) {
       line("for (;;) {");
       ++indent_;
+      line(target_.loop_check);
       line("if (!" + uniform(*s->test) + ") break;");
       block_level(s->body);
       --indent_;
@@ -543,6 +544,7 @@ void FunctionEmitter::uniform_for(const Stmt& s) {
   line("for (" + t + " " + next + " = " + start + "; " + step + " > 0 ? " + next + " < " + stop + " : " + step +
        " < 0 && " + next + " > " + stop + "; " + next + " += " + step + ") {");
   ++indent_;
+  line(target_.loop_check);
   if (uniform_vars_.count(variable.name))
     line(v + " = " + next + ";");
   else

@@ -178,6 +178,9 @@ struct Function {
   Type return_type;             // Void for kernels and functions that return nothing
   std::string mangled_name;     // unique C++ name of this specialisation
   bool uses_dynamic_shared = false;
+  // The bytes of its static shared arrays and of its local arrays, the device functions it calls included
+  // (each callee once): check() keeps them within what a CUDA GPU gives a block and a thread.
+  int64_t shared_array_bytes = 0, local_array_bytes = 0;
 };
 
 // parse(): the single `def` in `source` (decorators allowed, nothing else at top level). Unsupported

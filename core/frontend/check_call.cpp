@@ -263,8 +263,31 @@ Type Checker::new_array(Expr& e, const Builtin& b) {
         fail(start_of(shape), name + " needs positive dimensions, not " + std::to_string(d) +
                                   (shared ? " (a shape of 0 alone asks for dynamic shared memory)" : ""));
   }
+  if (!(shared && dims == std::vector<int64_t>{0})) {
+    int64_t bytes = info(element).itemsize;
+    for (int64_t d : dims)
+      if (__builtin_mul_overflow(bytes, d, &bytes)) bytes = INT64_MAX;
+    add_array_bytes(shared, bytes, start_of(e));
+  }
   new_array_shapes_[&e] = dims;
   return Type::array(element, static_cast<int>(dims.size()), true, shared ? MemorySpace::Shared : MemorySpace::Local);
+}
+
+// Counts an array's bytes (or a callee's) against the limits of CUDA GPUs, which the CPU backend keeps too,
+// so that a kernel that runs on one runs on the other.
+void Checker::add_array_bytes(bool shared, int64_t bytes, SourceLoc where) {
+  constexpr int64_t kStaticSharedLimit = 48 * 1024, kLocalLimit = 512 * 1024;
+  int64_t& total = shared ? fn_.shared_array_bytes : fn_.local_array_bytes;
+  if (__builtin_add_overflow(total, bytes, &total)) total = INT64_MAX;
+  if (shared && total > kStaticSharedLimit)
+    fail(where, "the shared arrays of '" + fn_.name + "' need " + std::to_string(total) +
+                    " bytes; CUDA GPUs give a block at most " + std::to_string(kStaticSharedLimit) +
+                    " bytes of static shared memory (for more, use a dynamic shared array, jiasu.shared.array(0, "
+                    "dtype), sized by the launch's shared memory argument)");
+  if (!shared && total > kLocalLimit)
+    fail(where, "the local arrays of '" + fn_.name + "' need " + std::to_string(total) +
+                    " bytes per thread; CUDA GPUs give a thread at most " + std::to_string(kLocalLimit) +
+                    " bytes of local memory");
 }
 
 // jiasu.atomic.*(array, index, value[, value]): the index is an integer (1-D) or a tuple of ndim integers.
@@ -364,6 +387,10 @@ Type Checker::call_device(Expr& e) {
   for (size_t i = 0; i < target->params.size(); ++i)
     if (target->params[i].written) mark_written(*e.args[i + 1]);
   if (target->uses_dynamic_shared) fn_.uses_dynamic_shared = true;
+  if (counted_callees_.insert(target).second) {
+    add_array_bytes(true, target->shared_array_bytes, start_of(e));
+    add_array_bytes(false, target->local_array_bytes, start_of(e));
+  }
   callee.callee = target;
   e.callee = target;
   e.meaning = Meaning::DeviceFunction;

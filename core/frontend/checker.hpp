@@ -105,6 +105,7 @@ class Checker {
   Type call_device(Expr& e);
   Type call_builtin(Expr& e, const Builtin& b);
   Type new_array(Expr& e, const Builtin& b);
+  void add_array_bytes(bool shared, int64_t bytes, SourceLoc where);
   Type atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args);
   std::vector<Expr*> arguments(Expr& call, size_t min, size_t max);
   const Type& number(const Expr& e, const std::string& what) const;
@@ -117,6 +118,7 @@ class Checker {
   std::set<std::string> assigned_;              // every name the function assigns somewhere
   std::map<std::string, GlobalValue> globals_;  // the resolver's answers, asked once per name
   std::map<const Expr*, std::vector<int64_t>> new_array_shapes_;  // shared/local.array() calls
+  std::set<const Function*> counted_callees_;   // whose arrays add_array_bytes() counted
   std::vector<ReturnSite> returns_;
   std::vector<SourceLoc> bare_returns_;
   const Expr* range_call_ = nullptr;      // the for loop's iterable: the one place range() may appear

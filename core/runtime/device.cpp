@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/stream.hpp"
 #include "support/error.hpp"
 
 namespace jiasu {
@@ -145,6 +146,7 @@ MemoryInfo memory_info(int ordinal) {
 
 void synchronize_device(int ordinal) {
   activate(ordinal);
+  wait_for_stream(nullptr);  // interruptible; then what non-blocking streams still run
   cu::check(cu::driver().cuCtxSynchronize(), "cuCtxSynchronize");
 }
 

@@ -7,6 +7,7 @@
 
 #include "runtime/device.hpp"
 #include "runtime/staging.hpp"
+#include "runtime/stream.hpp"
 #include "support/error.hpp"
 
 namespace jiasu {
@@ -175,6 +176,7 @@ void copy_host_to_device(cu::CUdeviceptr dst, const void* src, size_t bytes, cu:
 
 void copy_device_to_host(void* dst, cu::CUdeviceptr src, size_t bytes, cu::CUstream stream, bool sync) {
   if (!bytes) return;
+  if (sync) wait_for_stream(stream);  // the kernels before the copy: Ctrl-C can end this wait
   if (sync && staging::device_to_host(dst, src, bytes, stream)) return;
   const auto& d = cu::driver();
   if (sync && !stream)

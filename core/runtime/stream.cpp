@@ -1,9 +1,43 @@
 #include "runtime/stream.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include "runtime/device.hpp"
 #include "support/error.hpp"
+#include "support/interrupt.hpp"
 
 namespace jiasu {
+namespace {
+
+// Polls done() until it holds: spinning for the first 100 us (short waits end as fast as the driver's own), then
+// every 20 us; Ctrl-C raises Interrupted.
+template <typename Done>
+void wait_until(Done done, const char* what) {
+  if (done()) return;
+  watch_interrupts();
+  const auto start = std::chrono::steady_clock::now();
+  while (!done()) {
+    if (interrupted()) throw Interrupted(std::string("interrupted (Ctrl-C) while waiting for ") + what);
+    if (std::chrono::steady_clock::now() - start < std::chrono::microseconds(100))
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+bool stream_done(cu::CUstream stream) {
+  const cu::CUresult r = cu::driver().cuStreamQuery(stream);
+  if (r == cu::CUDA_ERROR_NOT_READY) return false;
+  cu::check(r, "cuStreamQuery");
+  return true;
+}
+
+}  // namespace
+
+void wait_for_stream(cu::CUstream stream) {
+  wait_until([stream] { return stream_done(stream); }, "the GPU");
+}
 
 Stream::Stream(int device, bool non_blocking, int priority) : device_(device) {
   activate(device);
@@ -15,14 +49,12 @@ Stream::~Stream() {
   if (handle_) cu::driver().cuStreamDestroy(handle_);
 }
 
-void Stream::synchronize() const { cu::check(cu::driver().cuStreamSynchronize(handle_), "cuStreamSynchronize"); }
-
-bool Stream::done() const {
-  cu::CUresult r = cu::driver().cuStreamQuery(handle_);
-  if (r == cu::CUDA_ERROR_NOT_READY) return false;
-  cu::check(r, "cuStreamQuery");
-  return true;
+void Stream::synchronize() const {
+  activate(device_);
+  wait_for_stream(handle_);
 }
+
+bool Stream::done() const { return stream_done(handle_); }
 
 void Stream::wait(const Event& event) const {
   cu::check(cu::driver().cuStreamWaitEvent(handle_, event.handle(), 0), "cuStreamWaitEvent");
@@ -43,7 +75,10 @@ void Event::record(cu::CUstream stream) {
   recorded_ = true;
 }
 
-void Event::synchronize() const { cu::check(cu::driver().cuEventSynchronize(handle_), "cuEventSynchronize"); }
+void Event::synchronize() const {
+  activate(device_);
+  wait_until([this] { return done(); }, "an event");
+}
 
 bool Event::done() const {
   cu::CUresult r = cu::driver().cuEventQuery(handle_);

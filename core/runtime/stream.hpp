@@ -7,6 +7,10 @@ namespace jiasu {
 
 class Event;
 
+// Waits until the work queued on `stream` (null: the legacy default stream) has finished, as
+// cuStreamSynchronize does, except that Ctrl-C ends the wait with Interrupted (the work goes on).
+void wait_for_stream(cu::CUstream stream);
+
 class Stream {
  public:
   // A new stream on `device`; non_blocking streams do not synchronize with the legacy default stream.

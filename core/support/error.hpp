@@ -84,5 +84,10 @@ class OutOfRange : public Error {
  public:
   using Error::Error;
 };
+// Ctrl-C stopped a wait or a CPU kernel (maps to KeyboardInterrupt, or what Python's SIGINT handler raises).
+class Interrupted : public Error {
+ public:
+  using Error::Error;
+};
 
 }  // namespace jiasu

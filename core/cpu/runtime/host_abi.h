@@ -2,6 +2,9 @@
 // wrote: defined once here, compiled into the core and embedded into every host library's source.
 #pragma once
 
+#include <setjmp.h>
+#include <signal.h>
+
 namespace jiasu {
 
 // ---- The host entry point: extern "C" void <entry>(const jiasu::HostLaunch*, void* const* params) runs
@@ -19,9 +22,21 @@ namespace jiasu {
 // more than running a small block): fiber_stacks(count, &bytes) gives count slots of at least bytes each
 // (bytes becomes their size), the first page of each a guard page, valid until the entry point returns;
 // null when out of memory. A kernel that runs fibers fails without it.
+//
+// arm(&trap) makes a memory fault of this OS thread (SIGSEGV, SIGBUS, SIGFPE) jump to trap.jump, with
+// trap.signal and trap.address set; arm(nullptr) ends that. A range runs armed, so a fault fails the launch
+// (HostError::failed == host_fault) instead of ending the process.
+// *stop turns nonzero when the user presses Ctrl-C: kernels check it at their loops' back-edges and at
+// barriers, and stop (HostError::failed == host_interrupted).
 struct HostError {
-  int failed;
+  int failed;  // 0, or one of the HostFailure values
   char message[512];
+};
+enum HostFailure : int { host_launch_failed = 1, host_index_error = 2, host_interrupted = 3, host_fault = 4 };
+struct HostTrap {
+  sigjmp_buf jump;
+  int signal;     // 0 for an interrupt
+  void* address;  // of a fault
 };
 struct HostLaunch {
   long long grid[3], block[3];
@@ -29,6 +44,8 @@ struct HostLaunch {
   long long shared_bytes;
   HostError* error;
   void* (*fiber_stacks)(long long count, long long* bytes);
+  void (*arm)(HostTrap* trap);
+  const volatile sig_atomic_t* stop;
 };
 
 }  // namespace jiasu

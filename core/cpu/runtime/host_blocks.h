@@ -41,7 +41,9 @@ namespace detail {
 // Lanes of one warp waiting, some at a warp operation and some at a block barrier, or lanes reaching
 // different warp operations together (activemask aside), are a deadlock on the device: here the block
 // stops (its fibers are dropped, never unwound) and the launch reports it (HostLaunch::error).
-enum : unsigned char { fiber_ready = 0, fiber_done = 1, fiber_at_barrier = 2, fiber_at_warp = 3 };
+// fiber_deferred: reached a warp operation while lanes of its warp gather at an activemask, and waits until
+// that completes (so the lanes of one branch all reach their activemask, as the GPU runs them together).
+enum : unsigned char { fiber_ready = 0, fiber_done = 1, fiber_at_barrier = 2, fiber_at_warp = 3, fiber_deferred = 4 };
 enum class WarpOp : int { shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, sync, active };
 
 inline const char* warp_op_name(WarpOp op) {
@@ -82,15 +84,31 @@ struct HostBlock {
   long long opened_arrived = 0, opened_votes = 0;  // the barrier that last opened
   void (*invoke)(void* body, const HostThread& thread) = nullptr;
   void* body = nullptr;
+  HostTrap* trap = nullptr;  // where a fault or an interrupt leaves the range being run
 };
 inline thread_local HostBlock* current_block = nullptr;
+
+// HostLaunch::stop of the launch running (one flag serves every launch): read at every loop back-edge and
+// barrier, so it is a plain global rather than a thread-local.
+inline const volatile sig_atomic_t no_stop = 0;
+inline const volatile sig_atomic_t* stop_flag = &no_stop;
+
+// Ctrl-C: leaves the range (HostBlocks::guarded reports it).
+[[noreturn]] inline void stop_now() {
+  HostTrap* trap = current_block->trap;
+  trap->signal = 0;
+  siglongjmp(trap->jump, 1);
+}
+inline void poll_stop() {
+  if (__builtin_expect(*__atomic_load_n(&stop_flag, __ATOMIC_RELAXED) != 0, 0)) stop_now();
+}
 
 // Records a failure of the launch (the first one wins) and marks the block failed: a fiber stops at its
 // next barrier, warp operation or end (the block's other fibers never run again), thread loops finish
 // the block (a debug-mode check hands out a scratch element, so that is harmless); no later block of this
 // OS thread runs, and other OS threads skip the blocks they have not started.
-// kind: what HostError::failed becomes (1: the launch failed, 2: an index out of bounds, in debug mode).
-inline void vfail(HostBlock& block, const char* format, va_list args, int kind = 1) {
+// kind: what HostError::failed becomes (a HostFailure).
+inline void vfail(HostBlock& block, const char* format, va_list args, int kind = host_launch_failed) {
   block.failed = true;
   HostError fallback{};
   HostError* error = block.error ? block.error : &fallback;
@@ -100,6 +118,13 @@ inline void vfail(HostBlock& block, const char* format, va_list args, int kind =
     fprintf(stderr, "jiasu (CPU backend): %s\n", error->message);
     abort();
   }
+}
+inline void fail_as(HostBlock& block, int kind, const char* format, ...) __attribute__((format(printf, 3, 4)));
+inline void fail_as(HostBlock& block, int kind, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vfail(block, format, args, kind);
+  va_end(args);
 }
 inline void fail(HostBlock& block, const char* format, ...) __attribute__((format(printf, 2, 3)));
 inline void fail(HostBlock& block, const char* format, ...) {
@@ -159,8 +184,9 @@ inline void complete_warp(HostBlock& block, long long w) {
   }
   warp.arrived = 0;
   warp.arrived_mask = 0;
-  for (int l = 0; l < 32; ++l)
-    if (present >> l & 1u) block.state[w * 32 + l] = fiber_ready;  // every lane present waited there
+  const long long first = w * 32, last = first + 32 < block.thread_count ? first + 32 : block.thread_count;
+  for (long long i = first; i < last; ++i)  // every lane present waited there; deferred ones try again
+    if ((present >> (i - first) & 1u) || block.state[i] == fiber_deferred) block.state[i] = fiber_ready;
 }
 
 // The next fiber to run, or -1 when every warp waits at the block barrier or has ended (or the block
@@ -231,6 +257,7 @@ inline void fiber_main() {
 
 // Waits until every running thread of the block has reached a barrier; `vote` is this thread's predicate.
 inline void barrier(bool vote) {
+  poll_stop();
   HostBlock& block = *current_block;
   if (!block.contexts) return;  // threads run one after another: no barrier in the kernel (cannot happen)
   block.arrived += 1;
@@ -246,10 +273,12 @@ inline unsigned long long warp_exchange(WarpOp op, unsigned mask, unsigned long 
   const long long i = block.current, w = i / 32;
   const int lane = static_cast<int>(i % 32);
   HostWarp& warp = block.warps[w];
+  while (warp.arrived > 0 && warp.op == WarpOp::active && (op != WarpOp::active || warp.site != site)) {
+    block.state[i] = fiber_deferred;  // until no more lanes can join that activemask
+    yield(block);
+  }
   if (warp.arrived > 0 && (warp.op != op || (op == WarpOp::active && warp.site != site))) {
-    if (warp.op == WarpOp::active) {
-      complete_warp(block, w);  // the lanes there ran apart from this one
-    } else if (op == WarpOp::active) {
+    if (op == WarpOp::active) {
       return 1u << lane;  // this lane runs apart from the waiting ones
     } else {
       char waiting[160];
@@ -309,7 +338,7 @@ inline void report_index_error(const char* format, ...) __attribute__((format(pr
 inline void report_index_error(const char* format, ...) {
   va_list args;
   va_start(args, format);
-  detail::vfail(*detail::current_block, format, args, 2);
+  detail::vfail(*detail::current_block, format, args, host_index_error);
   va_end(args);
 }
 
@@ -404,6 +433,7 @@ class HostBlocks {
     threads_ = launch_.block[0] * launch_.block[1] * launch_.block[2];
     state_.error = launch_.error;
     detail::current_block = &state_;
+    __atomic_store_n(&detail::stop_flag, launch_.stop ? launch_.stop : &detail::no_stop, __ATOMIC_RELAXED);
     if (launch_.shared_bytes > 0) {
       state_.shared_bytes = launch_.shared_bytes;
       state_.dynamic_shared = static_cast<unsigned char*>(aligned_alloc(64, (launch_.shared_bytes + 63) / 64 * 64));
@@ -425,11 +455,14 @@ class HostBlocks {
   // Each block once: the emitted kernel loops over the block's threads itself (thread loops).
   template <typename Body>
   void run_blocks(Body& body) {
-    for (long long b = launch_.block_begin; b < launch_.block_end && !stopped(); ++b) {
-      thread_.blockIdx = state_.block_index = block_index(b);
-      thread_.threadIdx = {0, 0, 0};
-      body(static_cast<const HostThread&>(thread_));
-    }
+    guarded([](HostBlocks& self, void* f) {
+      for (long long b = self.launch_.block_begin; b < self.launch_.block_end && !self.stopped(); ++b) {
+        detail::poll_stop();
+        self.thread_.blockIdx = self.state_.block_index = self.block_index(b);
+        self.thread_.threadIdx = {0, 0, 0};
+        (*static_cast<Body*>(f))(static_cast<const HostThread&>(self.thread_));
+      }
+    }, &body);
   }
 
   // Threads as fibers that switch at barriers and warp operations.
@@ -439,8 +472,15 @@ class HostBlocks {
       return;
     state_.invoke = [](void* f, const HostThread& thread) { (*static_cast<Body*>(f))(thread); };
     state_.body = &body;
+    guarded([](HostBlocks& self, void*) { self.fiber_blocks(); }, nullptr);
+  }
+
+ private:
+  // The blocks of the range, each as fibers (run_fibers prepared them).
+  void fiber_blocks() {
     const detail::FiberStarter starter;
     for (long long b = launch_.block_begin; b < launch_.block_end && !stopped(); ++b) {
+      detail::poll_stop();
       state_.block_index = block_index(b);
       for (long long i = 0; i < threads_; ++i) {
         state_.threads[i].blockIdx = state_.block_index;
@@ -475,7 +515,43 @@ class HostBlocks {
     }
   }
 
- private:
+  // Runs run(*this, context) with this OS thread's trap armed: a memory fault, or Ctrl-C, in a kernel ends
+  // it, as a failure of the launch. Nothing run() changes is read after a jump but through memory.
+  void guarded(void (*run)(HostBlocks&, void*), void* context) {
+    HostTrap trap;
+    if (!launch_.arm) {  // a caller that lends no trap: faults end the process
+      run(*this, context);
+      return;
+    }
+    if (sigsetjmp(trap.jump, 0) == 0) {
+      state_.trap = &trap;
+      launch_.arm(&trap);
+      run(*this, context);
+      launch_.arm(nullptr);
+      state_.trap = nullptr;
+      return;
+    }
+    launch_.arm(nullptr);
+    state_.trap = nullptr;
+    const HostDim3& b = state_.block_index;
+    if (trap.signal == 0) {
+      detail::fail_as(state_, host_interrupted, "interrupted (Ctrl-C) in block (%lld, %lld, %lld)", b.x, b.y, b.z);
+      return;
+    }
+    const char* what = trap.signal == SIGSEGV ? "an invalid memory access (SIGSEGV)"
+                       : trap.signal == SIGBUS ? "a bus error (SIGBUS)"
+                                               : "an arithmetic fault (SIGFPE)";
+    // Near address 0 with no dynamic shared memory: most likely a shared array of size 0 used without it.
+    const bool no_dynamic = launch_.shared_bytes == 0 && reinterpret_cast<unsigned long>(trap.address) < (1ul << 20);
+    detail::fail_as(state_, host_fault,
+                    "%s at address %p in block (%lld, %lld, %lld): an index out of bounds, or a stack or shared "
+                    "array too large?%s @jiasu.kernel(debug=True) checks every index",
+                    what, trap.address, b.x, b.y, b.z,
+                    no_dynamic ? " This launch has no dynamic shared memory, which a shared array of shape 0 needs "
+                                 "(the launch's shared memory argument, k[grid, block, stream, bytes])."
+                               : "");
+  }
+
   HostDim3 block_index(long long b) const {
     return {b % launch_.grid[0], b / launch_.grid[0] % launch_.grid[1], b / (launch_.grid[0] * launch_.grid[1])};
   }

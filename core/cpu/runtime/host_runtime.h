@@ -2,6 +2,10 @@
 // build time as emit::host_runtime_header()).
 #pragma once
 
+// Before any system header: a fault or Ctrl-C leaves a fiber's stack by siglongjmp for the OS thread's,
+// which glibc's fortified longjmp would take for a jump into a dead frame.
+#undef _FORTIFY_SOURCE
+
 #include "emit/runtime/kernel_runtime.h"
 #include "cpu/runtime/host_intrinsics.h"
 #include "emit/runtime/half_math.h"
