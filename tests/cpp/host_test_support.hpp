@@ -14,6 +14,7 @@
 
 #include "frontend_test_support.hpp"
 #include "cpu/host_kernel.hpp"
+#include "cpu/host_trap.hpp"
 #include "emit/emit.hpp"
 #include "support/error.hpp"
 #include "cpu/runtime/host_abi.h"
@@ -85,8 +86,9 @@ class LoadedKernel {
     grid.resize(3, 1);
     block.resize(3, 1);
     LaunchError error{};
+    static const volatile sig_atomic_t never = 0;
     Launch launch{{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, begin, end, shared_bytes, &error,
-                  fiber_stacks};
+                  fiber_stacks, &arm_host_trap, &never};
     if (end < 0) launch.block_end = grid[0] * grid[1] * grid[2];
     entry_(&launch, params.data());
     return error.failed ? std::string(error.message) : std::string();

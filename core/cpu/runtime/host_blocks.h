@@ -41,9 +41,14 @@ namespace detail {
 // Lanes of one warp waiting, some at a warp operation and some at a block barrier, or lanes reaching
 // different warp operations together (activemask aside), are a deadlock on the device: here the block
 // stops (its fibers are dropped, never unwound) and the launch reports it (HostLaunch::error).
-// fiber_deferred: reached a warp operation while lanes of its warp gather at an activemask, and waits until
-// that completes (so the lanes of one branch all reach their activemask, as the GPU runs them together).
-enum : unsigned char { fiber_ready = 0, fiber_done = 1, fiber_at_barrier = 2, fiber_at_warp = 3, fiber_deferred = 4 };
+// Lanes of different branches run apart, as on the GPU, which runs one branch's lanes together, then the other's:
+// fiber_deferred: reached a warp operation while lanes of its warp gather at an activemask; waits until that
+//   completes (so the lanes of one branch all reach their activemask);
+// fiber_held: left an activemask that deferred lanes waited for; waits until those have caught up (reached a
+//   warp operation or barrier of their own, or ended).
+enum : unsigned char {
+  fiber_ready = 0, fiber_done = 1, fiber_at_barrier = 2, fiber_at_warp = 3, fiber_deferred = 4, fiber_held = 5
+};
 enum class WarpOp : int { shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, sync, active };
 
 inline const char* warp_op_name(WarpOp op) {
@@ -185,8 +190,12 @@ inline void complete_warp(HostBlock& block, long long w) {
   warp.arrived = 0;
   warp.arrived_mask = 0;
   const long long first = w * 32, last = first + 32 < block.thread_count ? first + 32 : block.thread_count;
-  for (long long i = first; i < last; ++i)  // every lane present waited there; deferred ones try again
-    if ((present >> (i - first) & 1u) || block.state[i] == fiber_deferred) block.state[i] = fiber_ready;
+  bool deferred = false;
+  for (long long i = first; i < last; ++i) deferred |= block.state[i] == fiber_deferred;
+  for (long long i = first; i < last; ++i) {  // every lane present waited there; deferred ones try again first
+    if (present >> (i - first) & 1u) block.state[i] = deferred ? fiber_held : fiber_ready;
+    else if (block.state[i] == fiber_deferred) block.state[i] = fiber_ready;
+  }
 }
 
 // The next fiber to run, or -1 when every warp waits at the block barrier or has ended (or the block
@@ -211,6 +220,10 @@ inline long long next_fiber(HostBlock& block) {
       complete_warp(block, w);
       continue;
     }
+    bool held = false;  // the deferred lanes have caught up: the lanes that waited for them go on
+    for (long long i = first; i < last; ++i)
+      if (block.state[i] == fiber_held) block.state[i] = fiber_ready, held = true;
+    if (held) continue;
     if (warp.arrived > 0) {  // the others wait at the block barrier (none is ready, the returned are not live)
       unsigned at_barrier = 0;
       for (long long i = first; i < last; ++i)

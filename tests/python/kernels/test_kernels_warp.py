@@ -290,3 +290,38 @@ def test_syncthreads_count_and_or(rng):
     assert_same(ors, expected_any, "syncthreads_or")
     assert list(expected_all[:4]) == [True, False, False, False]
     assert list(expected_any[:4]) == [True, False, True, True]
+
+
+@jiasu.kernel
+def branch_then_syncwarp(masks):
+    i = jiasu.grid(1)
+    if jiasu.laneid % 2 == 0:
+        masks[i] = jiasu.activemask()
+    else:
+        masks[i] = jiasu.uint32(1)
+    jiasu.syncwarp()  # the odd lanes reach it while the even ones are at activemask
+
+
+@jiasu.kernel
+def branch_then_shuffle(masks, x, out):
+    i = jiasu.grid(1)
+    if jiasu.laneid < 5:
+        masks[i] = jiasu.activemask()
+    out[i] = jiasu.shfl_xor_sync(0xFFFFFFFF, x[i], 1)
+
+
+def test_activemask_gives_the_lanes_of_its_branch(rng):
+    n = 256
+    masks = poisoned(n, np.uint32)
+    branch_then_syncwarp[n // 64, 64](masks)
+    lane = np.arange(n) % WARP
+    expected = np.where(lane % 2 == 0, 0x55555555, 1).astype(np.uint32)
+    assert_same(masks, expected, "activemask of the even lanes, the odd ones at syncwarp")
+
+    masks = poisoned(n, np.uint32)
+    x = rand_int(rng, n, np.int32, -1000, 1000)
+    out = poisoned(n, np.int32)
+    branch_then_shuffle[n // 64, 64](masks, jiasu.asarray(x), out)
+    got = masks.get()
+    assert (got[lane < 5] == 0x1F).all(), [hex(v) for v in got[:8]]
+    assert_same(out, x[np.arange(n) ^ 1], "the shuffle after the branch")
