@@ -1,6 +1,6 @@
 """Builds the C++ core's GoogleTest suite (tests/cpp) with CMake and runs it with ctest, in three configurations:
 the default compiler, clang, and AddressSanitizer + UBSan. Every run uses more CPU threads than this machine
-has cores (JIASU_CPU_THREADS=16) and compiles the CPU backend's kernels with the same compiler (and, for the
+has cores (JIASU_CPU_THREADS: twice the cores, at least 16) and compiles the CPU backend's kernels with the same compiler (and, for the
 sanitizers, instrumented too): a bug that one compiler, C library or core count hides shows up in another.
 
 Then the CPU kernel tests run again in fresh interpreters: with clang for the CPU backend, and with the
@@ -22,7 +22,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 CONFIGURE_TIMEOUT = 300
 BUILD_TIMEOUT = 1800  # a cold build takes a few minutes on 2 cores; leave room for slow CI machines
 TEST_TIMEOUT = 1200
-THREADS = "16"
+THREADS = str(max(16, 2 * (os.cpu_count() or 1)))  # more OS threads than cores
 
 # The core must be free of undefined behaviour; kernels may overflow signed integers and shift as Python code
 # asks (documented as wrapping), so those checks stay off for them.
