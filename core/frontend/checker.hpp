@@ -1,8 +1,9 @@
 // Internals of check(), shared by its source files (not part of the front end's interface):
-//   promote.cpp     promotion, the other type rules and the builtin table
-//   check.cpp       check(), statements and variables
-//   check_expr.cpp  names, attributes, subscripts and operators
-//   check_call.cpp  calls: casts, builtins and device functions
+//   promote.cpp         promotion, the other type rules and the builtin table
+//   check.cpp           check(), statements and variables
+//   check_expr.cpp      names, attributes, subscripts and operators
+//   check_call.cpp      calls: casts, builtins and device functions
+//   check_hints.cpp     code that messages suggest, spelled so that this function's module compiles it
 #pragma once
 
 #include <map>
@@ -57,7 +58,7 @@ class Checker {
  public:
   Checker(Session& session, const FunctionSource& source, Function& fn)
       : session_(session), source_(source), fn_(fn) {}
-  void run(const std::vector<Type>& param_types, bool is_kernel);
+  void run(const std::vector<Type>& param_types, bool is_kernel);  // one type per parameter
 
  private:
   [[noreturn]] void fail(SourceLoc loc, const std::string& message) const {
@@ -98,6 +99,12 @@ class Checker {
   Type visit_tuple(Expr& e);
   void check_condition(Expr& e);
   const Variable* static_array(const Expr& e) const;
+
+  // Code suggested by messages, in this module's spelling (check_hints.cpp)
+  std::string module_alias(const std::string& module);
+  std::string dtype_code(DType dtype, const std::string& suffix);
+  std::string jiasu_code(const std::string& path);
+  std::string jiasu_import_note();
 
   // Calls (check_call.cpp)
   Type visit_call(Expr& e);
