@@ -111,6 +111,7 @@ void Checker::run(const std::vector<Type>& param_types, bool is_kernel) {
     variables_[p.name] = Variable{p.type, p.loc, static_cast<int>(i), {}};
   }
   collect_assigned(fn_.body, assigned_);
+  check_definite_assignment(source_.source, fn_, assigned_);
   check_block(fn_.body);
   fn_.return_type = is_kernel ? type_of_kind(TypeKind::Void) : finish_returns();
 }

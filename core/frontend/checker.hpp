@@ -1,6 +1,7 @@
 // Internals of check(), shared by its source files (not part of the front end's interface):
 //   promote.cpp         promotion, the other type rules and the builtin table
 //   check.cpp           check(), statements and variables
+//   check_assigned.cpp  definite assignment: no read of a variable that some path left unassigned
 //   check_expr.cpp      names, attributes, subscripts and operators
 //   check_call.cpp      calls: casts, builtins and device functions
 //   check_hints.cpp     code that messages suggest, spelled so that this function's module compiles it
@@ -33,6 +34,10 @@ std::string describe(const Expr& e);  // "a", "np.float32": the user's spelling,
 std::string plural(size_t n, const std::string& one, const std::string& many = "");  // "1 index", "2 indices"
 std::optional<int64_t> constant_int(const Expr& e);  // the value of a typed constant integer expression
 void make_constant_int(Expr& e, int64_t value);       // folds `e` into a constant Int
+
+// Every read of a local variable is preceded by its assignment on every path that reaches it; else a
+// CompileError at the read (check_assigned.cpp). `assigned`: the names the function assigns somewhere.
+void check_definite_assignment(const SourceText& source, const Function& fn, const std::set<std::string>& assigned);
 
 // State shared by every function of one check() call.
 struct Session {

@@ -317,8 +317,9 @@ TEST(Check, VariablesKeepTheirFirstTypeAndLiteralsAdapt) {
         acc += a[i]
         if a[i] > 0:
             last = a[i]
+            a[1] = last
     acc = 1
-    a[0] = acc + total + last
+    a[0] = acc + total
 )", {A(F32), S(I32)});
   const Function& k = program.kernel();
   EXPECT_EQ(find_local(k, "total")->type, S(I64));
