@@ -105,17 +105,13 @@ void collect_assigned(const std::vector<StmtPtr>& body, std::set<std::string>& n
 
 void Checker::run(const std::vector<Type>& param_types, bool is_kernel) {
   fn_.is_kernel = is_kernel;
-  if (param_types.size() != fn_.params.size())
-    fail(fn_.loc, "'" + fn_.name + "' has " + plural(fn_.params.size(), "parameter") + " but is called with " +
-                      plural(param_types.size(), "argument"));
   for (size_t i = 0; i < fn_.params.size(); ++i) {
     Param& p = fn_.params[i];
     p.type = param_types[i];
-    if (info(p.type.dtype).kind == DTypeKind::Complex && (p.type.is_scalar() || p.type.kind == TypeKind::Array))
-      fail(p.loc, "parameter '" + p.name + "' is " + to_string(p.type) + ": complex numbers are not supported in kernels");
     variables_[p.name] = Variable{p.type, p.loc, static_cast<int>(i), {}};
   }
   collect_assigned(fn_.body, assigned_);
+  check_definite_assignment(source_.source, fn_, assigned_);
   check_block(fn_.body);
   fn_.return_type = is_kernel ? type_of_kind(TypeKind::Void) : finish_returns();
 }
@@ -182,7 +178,7 @@ void Checker::assign_target(Expr& target, const Type& value, const Expr* value_e
       if (!can_store(value, element.dtype))
         fail(start_of(target), "cannot store " + to_string(value) + " into an element of " + to_string(array.type) + " '" +
                              describe(array) + "'" +
-                             (is_number(value) ? " (convert explicitly, e.g. with " + std::string(info(element.dtype).name) + "(...))" : ""));
+                             (is_number(value) ? " (convert explicitly, e.g. with " + dtype_code(element.dtype, "(...)") + ")" : ""));
       check_literal_fits(value_expr, element);
       return;
     }
@@ -210,8 +206,8 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
     bool new_array = value.kind == TypeKind::Array && shape != new_array_shapes_.end();
     if (value.kind == TypeKind::Array && !new_array)
       fail(target.loc, "cannot assign " + to_string(value) + " to '" + target.name +
-                           "': arrays cannot be copied or aliased; only jiasu.shared.array(...) and "
-                           "jiasu.local.array(...) can be assigned to a variable");
+                           "': arrays cannot be copied or aliased; only " + jiasu_code("shared.array(...)") + " and " +
+                           jiasu_code("local.array(...)") + " can be assigned to a variable" + jiasu_import_note());
     bool tuple_of_numbers = value.kind == TypeKind::Tuple;
     for (const Type& item : value.items) tuple_of_numbers &= is_number(item) || item.kind == TypeKind::Tuple;
     if (!is_number(value) && !tuple_of_numbers && !new_array)
@@ -345,9 +341,43 @@ Type Checker::finish_returns() {
 
 }  // namespace checking
 
+namespace {
+
+// The caller's arguments against the kernel's parameters, as Python would: a wrong count or a kind of
+// value no kernel takes is the caller's error (BadArgument, TypeError in Python), and the message says
+// where the kernel is defined. (A device function's count is checked at its call, in the kernel.)
+void check_arguments(const Function& kernel, const SourceText& source, const std::vector<Type>& signature) {
+  auto at = [&](SourceLoc loc) {
+    return source.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+  };
+  const size_t expected = kernel.params.size(), given = signature.size();
+  if (given < expected) {
+    size_t missing = expected - given;
+    std::string names;
+    for (size_t i = given; i < expected; ++i)
+      names += (i == given ? "" : i + 1 == expected ? (missing == 2 ? " and " : ", and ") : ", ") +
+               ("'" + kernel.params[i].name + "'");
+    throw BadArgument(kernel.name + "() missing " + checking::plural(missing, "required positional argument") +
+                      ": " + names + " (defined at " + at(kernel.loc) + ")");
+  }
+  if (given > expected)
+    throw BadArgument(kernel.name + "() takes " + checking::plural(expected, "positional argument") + " but " +
+                      std::to_string(given) + (given == 1 ? " was" : " were") + " given (defined at " + at(kernel.loc) + ")");
+  for (size_t i = 0; i < expected; ++i) {
+    const Type& type = signature[i];  // a scalar or an array
+    if (info(type.dtype).kind == DTypeKind::Complex)
+      throw BadArgument("argument " + std::to_string(i) + " of kernel '" + kernel.name + "' is " + to_string(type) +
+                        ": complex numbers are not supported in kernels (parameter '" + kernel.params[i].name +
+                        "' at " + at(kernel.params[i].loc) + ")");
+  }
+}
+
+}  // namespace
+
 Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Type>& signature) {
   checking::Session session;
   std::unique_ptr<Function> fn = parse(kernel->source);
+  check_arguments(*fn, kernel->source, signature);
   session.active.push_back(kernel->identity);
   checking::Checker(session, *kernel, *fn).run(signature, true);
   fn->mangled_name = "jiasu_kernel_" + fn->name;

@@ -68,7 +68,8 @@ struct Program {
 // for each device function it calls (one specialisation per distinct argument types). Rules:
 // NumPy promotion with NEP 50 weak Python scalars; a variable has one type for its whole function (a
 // second assignment of another type is an error showing both); integer indices and thread indices
-// are int64. Throws CompileError at the offending expression.
+// are int64. Throws CompileError at the offending expression, and BadArgument (the caller's error) for
+// arguments the kernel cannot take: a wrong number of them, complex values.
 Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Type>& signature);
 
 // NumPy's promotion of two scalar types, honouring weak (literal) operands. Exposed for tests.

@@ -251,7 +251,7 @@ Type Checker::new_array(Expr& e, const Builtin& b) {
   } else if (dtype.meaning == Meaning::Builtin && builtin(dtype.builtin).rule == BuiltinRule::CastBool) {
     element = DType::Bool;
   } else {
-    fail(start_of(dtype), name + " needs a dtype such as numpy.float32, not " + to_string(dtype.type));
+    fail(start_of(dtype), name + " needs a dtype such as " + dtype_code(DType::Float32, "") + ", not " + to_string(dtype.type));
   }
 
   bool shared = b.id == BuiltinId::SharedArray;

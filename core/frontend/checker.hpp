@@ -1,8 +1,10 @@
 // Internals of check(), shared by its source files (not part of the front end's interface):
-//   promote.cpp     promotion, the other type rules and the builtin table
-//   check.cpp       check(), statements and variables
-//   check_expr.cpp  names, attributes, subscripts and operators
-//   check_call.cpp  calls: casts, builtins and device functions
+//   promote.cpp         promotion, the other type rules and the builtin table
+//   check.cpp           check(), statements and variables
+//   check_assigned.cpp  definite assignment: no read of a variable that some path left unassigned
+//   check_expr.cpp      names, attributes, subscripts and operators
+//   check_call.cpp      calls: casts, builtins and device functions
+//   check_hints.cpp     code that messages suggest, spelled so that this function's module compiles it
 #pragma once
 
 #include <map>
@@ -33,6 +35,10 @@ std::string plural(size_t n, const std::string& one, const std::string& many = "
 std::optional<int64_t> constant_int(const Expr& e);  // the value of a typed constant integer expression
 void make_constant_int(Expr& e, int64_t value);       // folds `e` into a constant Int
 
+// Every read of a local variable is preceded by its assignment on every path that reaches it; else a
+// CompileError at the read (check_assigned.cpp). `assigned`: the names the function assigns somewhere.
+void check_definite_assignment(const SourceText& source, const Function& fn, const std::set<std::string>& assigned);
+
 // State shared by every function of one check() call.
 struct Session {
   Program program;
@@ -57,7 +63,7 @@ class Checker {
  public:
   Checker(Session& session, const FunctionSource& source, Function& fn)
       : session_(session), source_(source), fn_(fn) {}
-  void run(const std::vector<Type>& param_types, bool is_kernel);
+  void run(const std::vector<Type>& param_types, bool is_kernel);  // one type per parameter
 
  private:
   [[noreturn]] void fail(SourceLoc loc, const std::string& message) const {
@@ -98,6 +104,12 @@ class Checker {
   Type visit_tuple(Expr& e);
   void check_condition(Expr& e);
   const Variable* static_array(const Expr& e) const;
+
+  // Code suggested by messages, in this module's spelling (check_hints.cpp)
+  std::string module_alias(const std::string& module);
+  std::string dtype_code(DType dtype, const std::string& suffix);
+  std::string jiasu_code(const std::string& path);
+  std::string jiasu_import_note();
 
   // Calls (check_call.cpp)
   Type visit_call(Expr& e);

@@ -53,7 +53,8 @@ class PythonKernel {
   explicit PythonKernel(std::shared_ptr<const fe::FunctionSource> source, bool debug = false);
 
   // The specialisation for signature `key` (see signature.hpp), running the front end on first use.
-  // Throws fe::CompileError for a kernel that cannot be compiled for these argument types.
+  // Throws fe::CompileError for a kernel that cannot be compiled for these argument types, BadArgument
+  // for arguments it cannot take (see fe::check).
   Specialization& specialization(const std::string& key);
   std::vector<Specialization*> specializations();
 

@@ -317,8 +317,9 @@ TEST(Check, VariablesKeepTheirFirstTypeAndLiteralsAdapt) {
         acc += a[i]
         if a[i] > 0:
             last = a[i]
+            a[1] = last
     acc = 1
-    a[0] = acc + total + last
+    a[0] = acc + total
 )", {A(F32), S(I32)});
   const Function& k = program.kernel();
   EXPECT_EQ(find_local(k, "total")->type, S(I64));
@@ -672,8 +673,7 @@ INSTANTIATE_TEST_SUITE_P(Names, CheckError, ::testing::Values(
               "array attribute 'T' is not supported in kernels (shape, size and ndim are)", 2, 14},
     ErrorCase{"NotCallable", "def k(a, n):\n    a[0] = n(1)\n", kArrayAndInt, "'n' is not callable: it is int64", 2, 12},
     ErrorCase{"ValueBuiltinCalled", "def k(a):\n    a[0] = jiasu.threadIdx.x()\n", kF32Array,
-              "'jiasu.threadIdx.x' is not callable: it is int64", 2, 12},
-    ErrorCase{"SignatureSize", "def k(a, b):\n    pass\n", kF32Array, "'k' has 2 parameters but is called with 1 argument", 1, 1}));
+              "'jiasu.threadIdx.x' is not callable: it is int64", 2, 12}));
 
 INSTANTIATE_TEST_SUITE_P(Variables, CheckError, ::testing::Values(
     ErrorCase{"TypeConflict", "def k(a):\n    x = 0\n    if a[0] > 0:\n        x = a[0]\n", kF32Array,
@@ -698,7 +698,7 @@ INSTANTIATE_TEST_SUITE_P(Variables, CheckError, ::testing::Values(
               "'n += ...' gives float64, which cannot be stored back into int64", 2, 5},
     ErrorCase{"FloatIntoIntArray", "def k(a, out):\n    out[0] = a[0]\n", {A(F32), A(I32)},
               "cannot store float32 into an element of array(int32, 1d, C) 'out' (convert explicitly, e.g. with "
-              "int32(...))", 2, 5},
+              "jiasu.int32(...))", 2, 5},
     ErrorCase{"LiteralOutOfBounds", "def k(a):\n    a[0] = a[1] + 300\n", {A(U8)},
               "Python integer 300 is out of bounds for uint8", 2, 19}));
 
@@ -757,7 +757,7 @@ INSTANTIATE_TEST_SUITE_P(Builtins, CheckError, ::testing::Values(
     ErrorCase{"LocalDynamic", "def k(a):\n    s = jiasu.local.array(0, np.float32)\n", kF32Array,
               "jiasu.local.array() needs positive dimensions, not 0", 2, 27},
     ErrorCase{"SharedBadDType", "def k(a):\n    s = jiasu.shared.array(4, a)\n", kF32Array,
-              "jiasu.shared.array() needs a dtype such as numpy.float32, not array(float32, 1d, C)", 2, 31},
+              "jiasu.shared.array() needs a dtype such as jiasu.float32, not array(float32, 1d, C)", 2, 31},
     ErrorCase{"AtomicDType", "def k(a):\n    jiasu.atomic.sub(a, 0, 1)\n", {A(F16)},
               "jiasu.atomic.sub() does not support float16 arrays (it supports int32, uint32, int64, uint64, "
               "float32, float64)", 2, 22},

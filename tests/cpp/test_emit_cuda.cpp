@@ -442,7 +442,7 @@ TEST_F(EmitCuda, ControlFlowTuplesAndPythonOperators) {
       "    for j in range(0, n, a[0]):\n"
       "        j = j + 100\n"
       "    a[i + 1] *= 3\n"
-      "    out[i] = z + q + c + w + v + new + j\n",
+      "    out[i] = z + q + c + w + v + new\n",
       {array(DType::Int32), array(DType::Float64), scalar(DType::Int64)});
   EXPECT_TRUE(contains(code, "struct jiasu_tuple2_int32_int64 { int v0; long long v1; };")) << code;
   EXPECT_TRUE(contains(code, "  if ((i_ >= n_)) {\n    // k.py:6  return\n    return;\n  }\n")) << code;

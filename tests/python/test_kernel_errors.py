@@ -283,6 +283,10 @@ def bad_local_dynamic(a):
     s = jiasu.local.array(0, np.float32)
 
 
+def bad_shared_dtype(a):
+    s = jiasu.shared.array(4, a)
+
+
 def bad_atomic_add(a):
     jiasu.atomic.add(a, 0, 1)
 
@@ -482,6 +486,7 @@ CASES = {
     "range-of-float": (bad_range_float, (F32,), None, 1, 20, "range() needs an integer, not float32"),
     "shared-shape-not-constant": (bad_shared_shape, (F32, 4), None, 1, 28, "needs a shape known at compile time"),
     "local-dynamic": (bad_local_dynamic, (F32,), None, 1, 27, "jiasu.local.array() needs positive dimensions"),
+    "shared-dtype": (bad_shared_dtype, (F32,), None, 1, 31, "jiasu.shared.array() needs a dtype such as jiasu.float32"),
     "atomic-int8": (bad_atomic_add, (np.zeros(4, np.int8),), None, 1, 22, "does not support int8 arrays"),
     "atomic-bfloat16": (bad_atomic_add, (np.zeros(4, ml_dtypes.bfloat16),), None, 1, 22,
                         "jiasu.atomic.add() does not support bfloat16 arrays"),
@@ -533,6 +538,109 @@ def test_there_are_many_cases():
     assert len(CASES) >= 35
 
 
+# ===================================================================== suggestions compile when followed
+
+
+@jiasu.func
+def helper_at_module_level(v):
+    return v
+
+
+def followed_nested_def(a):
+    a[0] = helper_at_module_level(a[1])
+
+
+def followed_list_display(a):
+    b = (1, 2)
+    c = jiasu.local.array(2, np.float32)
+    c[0] = b[1]
+    a[0] = c[0]
+
+
+def followed_is(a, n):
+    if n == n:
+        pass
+
+
+def followed_array_condition(a):
+    if a[0]:
+        pass
+
+
+def followed_array_alias(a):
+    b = jiasu.local.array(4, np.float32)
+    s = jiasu.shared.array(4, np.float32)
+    b[0] = a[0]
+    s[0] = b[0]
+
+
+def followed_store_float(a, out):
+    out[0] = jiasu.int32(a[0])
+
+
+def followed_slice(a):
+    a[0] = a[1]
+
+
+def followed_shared_dtype(a):
+    s = jiasu.shared.array(4, jiasu.float32)
+
+
+# case: (the code the message suggests, a kernel that follows it)
+FOLLOWED = {
+    "nested-def": ("write a @jiasu.func at module level instead", followed_nested_def),
+    "list-display": ("use a tuple, or jiasu.local.array", followed_list_display),
+    "is-operator": ("compare numbers with == or !=", followed_is),
+    "array-condition": ("compare its elements instead", followed_array_condition),
+    "array-alias": ("only jiasu.shared.array(...) and jiasu.local.array(...) can be assigned", followed_array_alias),
+    "store-float-into-int": ("e.g. with jiasu.int32(...)", followed_store_float),
+    "slice": ("index one element at a time", followed_slice),
+    "shared-dtype": ("needs a dtype such as jiasu.float32", followed_shared_dtype),
+}
+
+
+@pytest.mark.parametrize("name", list(FOLLOWED))
+def test_a_suggestion_compiles_when_followed(name):
+    fn, args = CASES[name][:2]
+    suggestion, followed = FOLLOWED[name]
+    assert suggestion in compile_error(fn, *args).reason
+    jiasu.kernel(followed).specialize(*args)
+
+
+_CONVERTING_MODULE = """\
+{imports}
+
+
+{decorator}
+def k(a, out):
+    for i in range(a.size):
+        out[i] = a[i] * 2
+"""
+
+
+@pytest.mark.parametrize("imports, decorator, suggested", [
+    ("import jiasu", "@jiasu.kernel", "jiasu.int32"),
+    ("import jiasu as jk", "@jk.kernel(debug=True)", "jk.int32"),
+    ("import numpy as np\nfrom jiasu import kernel", "@kernel", "np.int32"),
+    ("from jiasu import kernel", "@kernel", "jiasu.int32"),
+], ids=["jiasu", "alias", "numpy", "neither"])
+def test_the_suggested_conversion_is_spelled_as_the_module_imports_it(tmp_path, imports, decorator, suggested):
+    source = _CONVERTING_MODULE.format(imports=imports, decorator=decorator)
+    kernel, _ = _function_from_file(tmp_path, source, "k", [])
+    reason = compile_error(kernel, F32, I32).reason
+    code = reason[reason.index("e.g. with ") + len("e.g. with "):reason.index("(...)")]
+    assert code == suggested, reason
+    followed = source.replace("a[i] * 2", f"{code}(a[i] * 2)")
+    if "after `import jiasu`" in reason:
+        followed = "import jiasu\n" + followed
+    (tmp_path / "followed").mkdir()
+    kernel, _ = _function_from_file(tmp_path / "followed", followed, "k", [])
+    a = np.array([1.25, -2.75, 3.5, 7.0], np.float32)
+    out = np.full(4, -99, np.int32)
+    kernel[1, 1](a, out, device="cpu")
+    np.testing.assert_array_equal(out, (a * 2).astype(np.int32))
+
+
 # ===================================================================== messages with more to check
 
 
@@ -556,12 +664,27 @@ def test_device_bare_return_names_the_valued_return_line():
     assert f"returns float32 at line {located(dev_bare_and_valued, 4)} but returns nothing here" in error.reason
 
 
-@pytest.mark.parametrize("args, count", [((F32,), 1), ((F32, F32, F32), 3), ((), 0)])
-def test_wrong_number_of_arguments_is_a_compile_error_at_the_def(args, count):
-    error = compile_error(takes_two, *args)
-    check_error(error, takes_two, 0, 1, "'takes_two' has 2 parameters but is called with")
-    plural = "argument" if count == 1 else "arguments"
-    assert error.reason == f"'takes_two' has 2 parameters but is called with {count} {plural}"
+@pytest.mark.parametrize("args", [(F32,), (F32, F32, F32), ()], ids=["fewer", "more", "none"])
+def test_wrong_number_of_arguments_is_a_type_error_as_in_python(args):
+    with pytest.raises(TypeError) as python_error:
+        takes_two(*args)  # Python's own words for the same call
+    with pytest.raises(TypeError) as info:
+        jiasu.kernel(takes_two).specialize(*args)
+    assert not isinstance(info.value, jiasu.CompileError)
+    code = takes_two.__code__
+    assert str(info.value) == f"{python_error.value} (defined at {code.co_filename}:{code.co_firstlineno}:1)"
+
+
+def test_wrong_number_of_launch_arguments_is_a_type_error():
+    out = np.zeros(4, np.float32)
+    with pytest.raises(TypeError, match=r"^takes_two\(\) missing 1 required positional argument: 'b' \(defined at "):
+        jiasu.kernel(takes_two)[1, 1](out, device="cpu")
+    assert not out.any()
+
+
+def test_wrong_number_of_device_function_arguments_stays_a_compile_error_in_the_kernel():
+    error = compile_error(bad_device_argument_count, F32)
+    check_error(error, bad_device_argument_count, 1, 12, "dev_arity() takes 1 argument (2 given)")
 
 
 def test_keyword_arguments_to_specialize_are_a_type_error():
@@ -687,15 +810,19 @@ def test_too_large_python_int_is_rejected_by_specialize():
         jiasu.kernel(kernel_samples.store_scalar).specialize(F32, 2 ** 70)
 
 
-def test_complex_scalar_argument_message():
-    error = compile_error(takes_two, F32, np.complex64(1))
-    check_error(error, takes_two, 0, 18, "complex numbers are not supported in kernels")
-    assert error.reason == "parameter 'b' is complex64: complex numbers are not supported in kernels"
-
-
-def test_complex_array_argument_is_a_compile_error_at_its_parameter():
-    error = compile_error(takes_two, F32, np.zeros(4, np.complex64))
-    check_error(error, takes_two, 0, 18, "parameter 'b' is array(complex64, 1d, C): complex numbers are not supported")
+@pytest.mark.parametrize("value, described", [(np.complex64(1), "complex64"), (1j, None),
+                                               (np.zeros(4, np.complex64), "array(complex64, 1d, C)")],
+                         ids=["numpy-scalar", "python-complex", "array"])
+def test_complex_arguments_are_a_type_error_naming_the_parameter(value, described):
+    with pytest.raises(TypeError) as info:
+        jiasu.kernel(takes_two).specialize(F32, value)
+    assert not isinstance(info.value, jiasu.CompileError)
+    message = str(info.value)
+    assert message.startswith("argument 1 of kernel 'takes_two'"), message
+    if described:  # a Python complex is no kernel argument at all; NumPy's complex types are, but not in kernels
+        code = takes_two.__code__
+        assert message == (f"argument 1 of kernel 'takes_two' is {described}: complex numbers are not supported in "
+                           f"kernels (parameter 'b' at {code.co_filename}:{code.co_firstlineno}:18)")
 
 
 @pytest.mark.gpu

@@ -230,6 +230,7 @@ def triangle_of_barriers(out, n):
     buf = jiasu.shared.array(32, np.int64)
     t = jiasu.threadIdx.x
     total = 0
+    a = -1  # what a holds after the loop when n is 0
     for a in range(n):
         for b in range(a):
             buf[t] = a * 10 + b
