@@ -1,6 +1,7 @@
 // A content-addressed on-disk cache of compiled code (cubin / PTX), shared by every process of a
-// user. Entries are written atomically and verified on read, so a crash or a concurrent writer can
-// cost a recompile but never hand back a damaged image.
+// user. Entries are written atomically and verified on read (bytes and the key they were stored
+// under), so a crash, a concurrent writer or a file copied over another can cost a recompile but
+// never hand back a damaged or foreign image.
 #pragma once
 
 #include <initializer_list>
@@ -25,7 +26,9 @@ class DiskCache {
   // The directory is created on the first store, not here. An empty dir throws BadValue.
   explicit DiskCache(std::string dir);
 
-  // The payload stored under key, or nullopt when absent or damaged (a damaged entry is deleted).
+  // The payload stored under key, or nullopt when absent or bad. Bad, and deleted: damaged, stored
+  // under another key, of an older layout, or not a regular file (a symbolic link is not followed, a
+  // FIFO not waited on). Reads no more than the entry's header announces.
   std::optional<std::string> load(const std::string& key) const;
 
   // Best effort: an I/O failure (read-only or full disk, ...) is silently ignored.
