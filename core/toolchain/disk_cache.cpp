@@ -17,6 +17,7 @@
 
 #include "support/error.hpp"
 #include "support/sha256.hpp"
+#include "toolchain/file_io.hpp"
 
 namespace jiasu {
 namespace {
@@ -96,18 +97,6 @@ EntryState read_entry(int fd, const std::string& key, const struct stat& info, s
   Sha256Digest stored;
   std::memcpy(stored.data(), size_field + kSizeBytes, stored.size());
   return sha256(payload) == stored ? EntryState::Good : EntryState::Bad;
-}
-
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(size_t(n));
-  }
-  return true;
 }
 
 uint64_t process_nonce() {
