@@ -19,6 +19,10 @@
 #include "support/sha256.hpp"
 #include "toolchain/file_io.hpp"
 
+#ifndef JIASU_VERSION
+#define JIASU_VERSION "dev"
+#endif
+
 namespace jiasu {
 namespace {
 
@@ -152,6 +156,13 @@ std::string cache_key(std::initializer_list<std::string_view> parts) {
     hasher.update(part);
   }
   return to_hex(hasher.finish());
+}
+
+std::string compile_cache_key(const CompileInputs& inputs) {
+  std::string joined_options;
+  for (const std::string& option : inputs.options) joined_options += option + '\0';
+  return cache_key({inputs.compiler, inputs.identity, inputs.source, inputs.name, joined_options,
+                    inputs.target, JIASU_VERSION});
 }
 
 std::string default_cache_dir() {

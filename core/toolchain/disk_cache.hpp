@@ -8,12 +8,27 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace jiasu {
 
 // Hex SHA-256 over the parts, each prefixed by its length (u64, little-endian), so that
 // ("ab", "c") and ("a", "bc") give different keys.
 std::string cache_key(std::initializer_list<std::string_view> parts);
+
+// What a compiled image depends on: the one definition of the compile cache's key, for NVRTC and
+// the host compiler alike.
+struct CompileInputs {
+  std::string_view compiler;                // the toolchain: "nvrtc" or "host"
+  std::string_view identity;                // its version: "13.0", or the host compiler's --version line
+  std::string_view source;
+  std::string_view name;                    // the file name, which diagnostics and debug info embed
+  const std::vector<std::string>& options;  // every option passed, the ones jiasu adds included
+  std::string_view target;                  // "cubin 90", "ptx 90"; host: "" or "native" + the CPU
+};
+
+// cache_key over the inputs (options joined with NUL, which no option contains) and JIASU_VERSION.
+std::string compile_cache_key(const CompileInputs& inputs);
 
 // $JIASU_CACHE_DIR, else $XDG_CACHE_HOME/jiasu, else ~/.cache/jiasu. Throws Error only when
 // there is no home directory either.

@@ -24,10 +24,6 @@
 #include "toolchain/file_io.hpp"
 #include "toolchain/process_temp_dir.hpp"
 
-#ifndef JIASU_VERSION
-#define JIASU_VERSION "dev"
-#endif
-
 extern char** environ;
 
 namespace jiasu {
@@ -198,17 +194,22 @@ bool valid_name(const std::string& name) {
   return true;
 }
 
-// What -march=native means on this machine, so that a cache shared between machines (an NFS
-// home) never hands one CPU's code to another.
-// -O2, and with GCC two loop passes of -O3 that matter for kernels run as thread loops: a region's
-// `if t < s:` becomes a shorter loop (split loops), and a test on a block-uniform value moves out of the
-// loop (unswitching). Clang does the like at -O2.
-std::vector<std::string> base_flags(const HostCompiler& compiler) {
-  std::vector<std::string> flags = {"-O2", "-std=c++17", "-fPIC", "-shared", "-pthread", "-fdiagnostics-color=never"};
-  if (compiler.identity.find("clang") == std::string::npos) flags.insert(flags.end(), {"-fsplit-loops", "-funswitch-loops"});
+// Every flag of the compiler's command line but the file names. -O2, and with GCC two loop passes of
+// -O3 that matter for kernels run as thread loops: a region's `if t < s:` becomes a shorter loop
+// (split loops), and a test on a block-uniform value moves out of the loop (unswitching). Clang does
+// the like at -O2.
+std::vector<std::string> compile_flags(const HostCompiler& compiler, const HostCompileRequest& request) {
+  std::vector<std::string> flags = {"-O2",      "-std=c++17", "-fPIC",
+                                    "-shared",  "-pthread",   "-fdiagnostics-color=never"};
+  if (compiler.identity.find("clang") == std::string::npos)
+    flags.insert(flags.end(), {"-fsplit-loops", "-funswitch-loops"});
+  if (request.native) flags.push_back("-march=native");
+  flags.insert(flags.end(), request.options.begin(), request.options.end());
   return flags;
 }
 
+// What -march=native means on this machine, so that a cache shared between machines (an NFS
+// home) never hands one CPU's code to another.
 std::string host_cpu_identity() {
   std::ifstream in("/proc/cpuinfo");
   std::string line, model, flags;
@@ -278,7 +279,8 @@ struct Built {
   std::optional<std::string> bytes;  // the library file, for the cache; nullopt when unreadable
 };
 
-Built build(const HostCompiler& compiler, const HostCompileRequest& request) {
+Built build(const HostCompiler& compiler, const HostCompileRequest& request,
+            const std::vector<std::string>& flags) {
   std::string work = make_work_dir();
   try {
     std::string source_path = work + "/" + request.name + ".cpp";
@@ -289,10 +291,7 @@ Built build(const HostCompiler& compiler, const HostCompileRequest& request) {
                   " or set TMPDIR to another writable folder");
 
     std::vector<std::string> args = {compiler.path};
-    const std::vector<std::string> flags = base_flags(compiler);
     args.insert(args.end(), flags.begin(), flags.end());
-    if (request.native) args.push_back("-march=native");
-    args.insert(args.end(), request.options.begin(), request.options.end());
     args.insert(args.end(), {source_path, "-o", library_path});
 
     std::string output, failure;
@@ -377,21 +376,17 @@ std::shared_ptr<HostLibrary> compile_host(const HostCompileRequest& request, con
                    "': use letters, digits, '_', '-' and '.', not first");
   const HostCompiler& compiler = host_compiler();
 
-  // NUL cannot occur inside an option, so the joined list is unambiguous.
-  std::string joined_options;
-  for (const std::string& option : request.options) joined_options += option + '\0';
-  std::string native = request.native ? "native\n" + host_cpu_identity() : "";
-  std::string flags;
-  for (const std::string& flag : base_flags(compiler)) flags += flag + "\n";
-  std::string key = cache_key({request.source, request.name, joined_options + flags, native,
-                               compiler.identity, JIASU_VERSION});
+  const std::vector<std::string> flags = compile_flags(compiler, request);
+  std::string target = request.native ? "native\n" + host_cpu_identity() : "";
+  std::string key =
+      compile_cache_key({"host", compiler.identity, request.source, request.name, flags, target});
 
   std::lock_guard<std::mutex> lock(key_mutex(key));
   if (cache) {
     if (std::optional<std::string> bytes = cache->load(key))
       if (std::shared_ptr<HostLibrary> library = load_cached(*bytes, request.name)) return library;
   }
-  Built built = build(compiler, request);
+  Built built = build(compiler, request, flags);
   if (cache && built.bytes) cache->store(key, *built.bytes);
   return built.library;
 }

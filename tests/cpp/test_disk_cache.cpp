@@ -12,6 +12,7 @@
 #include <future>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -66,6 +67,28 @@ TEST(CacheKey, PartBoundariesMatter) {
   EXPECT_NE(cache_key({}), cache_key({""}));
   EXPECT_NE(cache_key({"x", "90"}), cache_key({"x", "80"}));
   EXPECT_EQ(cache_key({"ab", "c"}).size(), 64u);
+}
+
+TEST(CompileCacheKey, EveryInputMatters) {
+  const std::vector<std::string> options = {"-O2", "-DN=4"};
+  const std::vector<std::string> other_options = {"-O2", "-DN=5"};
+  const std::vector<std::string> split_options = {"-O2-DN=4"};
+  const CompileInputs base{"host", "g++ 12", "int f();", "kernel", options, ""};
+  const std::string key = compile_cache_key(base);
+  EXPECT_EQ(key, compile_cache_key(base));
+  EXPECT_EQ(key.size(), 64u);
+  std::vector<CompileInputs> changed(5, base);
+  changed[0].compiler = "nvrtc";
+  changed[1].identity = "g++ 13";
+  changed[2].source = "int g();";
+  changed[3].name = "kernel2";
+  changed[4].target = "native\nmodel name: x";
+  CompileInputs with_other_options{"host", "g++ 12", "int f();", "kernel", other_options, ""};
+  CompileInputs with_split_options{"host", "g++ 12", "int f();", "kernel", split_options, ""};
+  std::set<std::string> keys = {key, compile_cache_key(with_other_options),
+                                compile_cache_key(with_split_options)};
+  for (const CompileInputs& inputs : changed) keys.insert(compile_cache_key(inputs));
+  EXPECT_EQ(keys.size(), 8u);
 }
 
 TEST_F(DiskCacheTest, RoundTrip) {
