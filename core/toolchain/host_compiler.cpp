@@ -263,8 +263,9 @@ std::string dlopen_failure_text(const std::string& path) {
 // loaded from there. The cache entry is not opened again, so an entry swapped after it was verified
 // changes nothing; replacing the private copy before dlopen would take write access to this user's
 // private folder, i.e. the user's own rights. (A sealed memfd would pin the bytes as well, but
-// debuggers, profilers and backtraces would show /proc/self/fd/N instead of a file, and memfds may
-// be mounted noexec.) nullptr when it cannot be written or loaded: then the caller rebuilds.
+// debuggers, profilers and backtraces would show /proc/self/fd/N instead of a file, and memfds can
+// be made non-executable system-wide: vm.memfd_noexec.) nullptr when it cannot be written or
+// loaded: then the caller rebuilds.
 std::shared_ptr<HostLibrary> load_cached(const std::string& bytes, const std::string& name) {
   std::string work = make_work_dir();
   std::string path = work + "/" + name + ".so";
@@ -285,10 +286,10 @@ Built build(const HostCompiler& compiler, const HostCompileRequest& request,
   try {
     std::string source_path = work + "/" + request.name + ".cpp";
     std::string library_path = work + "/" + request.name + ".so";
-    if (int error = write_new_file(source_path, request.source, 0600))
-      throw Error("could not write the kernel's source to " + source_path + ": " +
-                  std::strerror(error) + "; free space in " + temp_base_dir() +
-                  " or set TMPDIR to another writable folder");
+    if (int error = write_new_file(source_path, request.source, 0600)) {
+      std::string base = fs::path(work).parent_path().parent_path().string();
+      throw Error(temp_folder_failure("could not write the source to", source_path, base, error));
+    }
 
     std::vector<std::string> args = {compiler.path};
     args.insert(args.end(), flags.begin(), flags.end());

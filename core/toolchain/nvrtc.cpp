@@ -192,7 +192,8 @@ CompiledCode compile_cuda(const CudaCompileRequest& request, const DiskCache* ca
   if (cache) {
     std::string nvrtc_version =
         std::to_string(library.info.major) + "." + std::to_string(library.info.minor);
-    std::string target = (request.kind == CodeKind::Ptx ? "ptx " : "cubin ") + std::to_string(request.arch);
+    std::string target =
+        (request.kind == CodeKind::Ptx ? "ptx " : "cubin ") + std::to_string(request.arch);
     key = compile_cache_key(
         {"nvrtc", nvrtc_version, request.source, request.file_name, options, target});
     if (std::optional<std::string> image = cache->load(key)) {

@@ -24,11 +24,6 @@ namespace fs = std::filesystem;
 constexpr std::string_view kPrefix = "jiasu-host-";
 constexpr const char* kLockName = "/.lock";
 
-std::string set_tmpdir_hint(const std::string& base) {
-  return "; the CPU backend compiles its kernels there: free space in " + base +
-         " or set TMPDIR to another writable folder";
-}
-
 // The pid in a name jiasu-host-<pid>-XXXXXX; 0 for any other name.
 pid_t pid_of(std::string_view name) {
   if (name.substr(0, kPrefix.size()) != kPrefix) return 0;
@@ -41,6 +36,12 @@ pid_t pid_of(std::string_view name) {
     pid = pid * 10 + (c - '0');
   }
   return pid;
+}
+
+// $TMPDIR, or /tmp when it is unset or empty.
+std::string temp_base_dir() {
+  const char* base = std::getenv("TMPDIR");
+  return base && *base ? base : "/tmp";
 }
 
 bool process_runs(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
@@ -70,8 +71,7 @@ class ProcessTempDir {
     if (dir_.empty() || owner_ != ::getpid()) create();
     std::string work = dir_ + "/" + std::to_string(next_++);
     if (::mkdir(work.c_str(), 0700) != 0)
-      throw Error("could not create the folder " + work + ": " + std::strerror(errno) +
-                  set_tmpdir_hint(base_));
+      throw Error(temp_folder_failure("could not create the folder", work, base_, errno));
     return work;
   }
 
@@ -86,16 +86,15 @@ class ProcessTempDir {
     for (int attempt = 0;; ++attempt) {
       std::string dir = base_ + "/" + std::string(kPrefix) + pid + "-XXXXXX";
       if (!::mkdtemp(dir.data()))
-        throw Error("could not create a temporary folder in " + base_ + ": " +
-                    std::strerror(errno) + set_tmpdir_hint(base_));
+        throw Error(
+            temp_folder_failure("could not create a temporary folder in", base_, base_, errno));
       std::string lock_path = dir + kLockName;
       int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
       if (fd < 0) {
         int error = errno;
         std::error_code ignored;
         fs::remove_all(dir, ignored);
-        throw Error("could not create a file in " + dir + ": " + std::strerror(error) +
-                    set_tmpdir_hint(base_));
+        throw Error(temp_folder_failure("could not create the file", lock_path, base_, error));
       }
       // Where flock is not supported the folder simply stays unlocked: no cleaner removes it then.
       bool taken = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
@@ -125,9 +124,11 @@ class ProcessTempDir {
 
 }  // namespace
 
-std::string temp_base_dir() {
-  const char* base = std::getenv("TMPDIR");
-  return base && *base ? base : "/tmp";
+std::string temp_folder_failure(const std::string& what, const std::string& path,
+                                const std::string& base, int error) {
+  return what + " " + path + ": " + std::strerror(error) +
+         "; the CPU backend compiles its kernels in the temporary folder: free space in " + base +
+         " or set TMPDIR to another writable folder";
 }
 
 std::string make_work_dir() {

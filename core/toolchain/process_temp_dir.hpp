@@ -8,12 +8,14 @@
 
 namespace jiasu {
 
-// $TMPDIR, or /tmp when it is unset or empty.
-std::string temp_base_dir();
+// The message for a failure to create or write `path` in the temporary folder base: what, where,
+// why (error is an errno value), and what to do.
+std::string temp_folder_failure(const std::string& what, const std::string& path,
+                                const std::string& base, int error);
 
-// A new, empty subfolder of this process's folder, which is made on the first call (after removing
-// stale folders, see below). Throws Error saying what could not be created, where and why, and what
-// to do.
+// A new, empty subfolder of this process's folder, which is made in $TMPDIR (or /tmp) on the first
+// call, after removing stale folders (see below). Throws Error saying what could not be created,
+// where and why, and what to do.
 std::string make_work_dir();
 
 // Removes the folders jiasu-host-<pid>-XXXXXX in base that this user owns and whose process is gone:
