@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,17 +15,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
 
 #include "support/error.hpp"
 #include "toolchain/disk_cache.hpp"
-
-#ifndef JIASU_VERSION
-#define JIASU_VERSION "dev"
-#endif
+#include "toolchain/file_io.hpp"
+#include "toolchain/process_temp_dir.hpp"
 
 extern char** environ;
 
@@ -72,94 +70,98 @@ std::string resolve_executable(const std::string& name) {
   return "";
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-bool write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-  out.close();
-  return bool(out);
-}
-
-// The folder, private to this process (mode 0700), in which sources, logs and loaded libraries
-// live. Removed at exit, by the process that made it only (a forked child leaves it alone).
-class ProcessTempDir {
- public:
-  ~ProcessTempDir() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!dir_.empty() && owner_ == ::getpid()) {
-      std::error_code ignored;
-      fs::remove_all(dir_, ignored);
-    }
-  }
-
-  // A new, empty subfolder for one library.
-  std::string make_work_dir() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (dir_.empty() || owner_ != ::getpid()) {
-      std::string base = env("TMPDIR");
-      if (base.empty()) base = "/tmp";
-      std::string pattern = base + "/jiasu-host-XXXXXX";
-      if (!::mkdtemp(pattern.data()))
-        throw Error("cannot create a temporary folder under " + base + ": " + std::strerror(errno) +
-                    "; set TMPDIR to a writable folder");
-      dir_ = pattern;
-      owner_ = ::getpid();
-    }
-    std::string work = dir_ + "/" + std::to_string(next_++);
-    if (::mkdir(work.c_str(), 0700) != 0)
-      throw Error("cannot create " + work + ": " + std::strerror(errno));
-    return work;
-  }
-
- private:
-  std::mutex mutex_;
-  std::string dir_;
-  pid_t owner_ = 0;
-  std::uint64_t next_ = 0;
-};
-
-ProcessTempDir& temp_dir() {
-  static ProcessTempDir dir;
-  return dir;
-}
-
 void remove_tree(const std::string& dir) {
   std::error_code ignored;
   if (!dir.empty()) fs::remove_all(dir, ignored);
 }
 
-// Runs argv with stdin from /dev/null and stdout+stderr into output_path; returns the exit status
-// (128+signal when killed), or -1 with errno text in `failure` when it could not be started.
-int run_process(const std::vector<std::string>& args, const std::string& output_path,
-                std::string& failure) {
+// fd moved to 3 or above (keeping O_CLOEXEC), so that a pipe made while stdin, stdout or stderr is
+// closed cannot be one of the child's standard streams.
+int above_standard_streams(int fd) {
+  if (fd > 2) return fd;
+  int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  ::close(fd);
+  return moved;
+}
+
+// What the child wrote until it exited. Stops at the child's exit, not at the end of the pipe,
+// which a process the child left running could keep open forever.
+std::string collect_output(int fd, pid_t pid, int& wait_status, std::string& failure) {
+  std::string output;
+  char chunk[1 << 14];
+  bool exited = false;
+  for (;;) {
+    struct pollfd readable = {fd, POLLIN, 0};
+    int ready = ::poll(&readable, 1, exited ? 0 : 100);
+    if (ready > 0) {
+      ssize_t n = ::read(fd, chunk, sizeof chunk);
+      if (n > 0) {
+        output.append(chunk, size_t(n));
+        continue;
+      }
+      if (n == 0 || errno != EINTR) break;  // the end, or an error: nothing more to read
+      continue;
+    }
+    if (ready < 0 && errno == EINTR) continue;
+    if (exited || ready < 0) break;  // drained after the exit, or poll failed
+    pid_t reaped = ::waitpid(pid, &wait_status, WNOHANG);
+    if (reaped == pid) exited = true;  // once more round the loop drains what is left
+    if (reaped < 0 && errno != EINTR) {
+      failure = std::string("waitpid: ") + std::strerror(errno);
+      return output;
+    }
+  }
+  if (!exited) {
+    while (::waitpid(pid, &wait_status, 0) < 0) {
+      if (errno != EINTR) {
+        failure = std::string("waitpid: ") + std::strerror(errno);
+        break;
+      }
+    }
+  }
+  return output;
+}
+
+// Runs argv with stdin from /dev/null and stdout+stderr into `output`, through a pipe (so that no
+// file is needed for it); returns the exit status (128+signal when killed), or -1 with the reason in
+// `failure` when it could not be run.
+int run_process(const std::vector<std::string>& args, std::string& output, std::string& failure) {
   std::vector<char*> argv;
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
 
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    failure = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  int read_end = above_standard_streams(pipe_fds[0]);
+  int write_end = above_standard_streams(pipe_fds[1]);
+  if (read_end < 0 || write_end < 0) {
+    failure = std::string("cannot make a pipe: ") + std::strerror(errno);
+    if (read_end >= 0) ::close(read_end);
+    if (write_end >= 0) ::close(write_end);
+    return -1;
+  }
+
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawn_file_actions_adddup2(&actions, write_end, 1);
+  posix_spawn_file_actions_adddup2(&actions, write_end, 2);
   pid_t pid = 0;
   int status = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  ::close(write_end);
   if (status != 0) {
+    ::close(read_end);
     failure = std::strerror(status);
     return -1;
   }
   int wait_status = 0;
-  while (::waitpid(pid, &wait_status, 0) < 0) {
-    if (errno != EINTR) {
-      failure = std::string("waitpid: ") + std::strerror(errno);
-      return -1;
-    }
-  }
+  output = collect_output(read_end, pid, wait_status, failure);
+  ::close(read_end);
+  if (!failure.empty()) return -1;
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
   return -1;
@@ -167,12 +169,8 @@ int run_process(const std::vector<std::string>& args, const std::string& output_
 
 // The compiler at path when `--version` works; nullopt otherwise, with the reason in `why`.
 std::optional<HostCompiler> probe(const std::string& path, std::string& why) {
-  std::string work = temp_dir().make_work_dir();
-  std::string output_path = work + "/version.txt";
-  std::string failure;
-  int status = run_process({path, "--version"}, output_path, failure);
-  std::string output = read_file(output_path);
-  remove_tree(work);
+  std::string output, failure;
+  int status = run_process({path, "--version"}, output, failure);
   if (status != 0) {
     why = status < 0 ? "cannot run it: " + failure
                      : "'" + path + " --version' exited with status " + std::to_string(status);
@@ -196,17 +194,22 @@ bool valid_name(const std::string& name) {
   return true;
 }
 
-// What -march=native means on this machine, so that a cache shared between machines (an NFS
-// home) never hands one CPU's code to another.
-// -O2, and with GCC two loop passes of -O3 that matter for kernels run as thread loops: a region's
-// `if t < s:` becomes a shorter loop (split loops), and a test on a block-uniform value moves out of the
-// loop (unswitching). Clang does the like at -O2.
-std::vector<std::string> base_flags(const HostCompiler& compiler) {
-  std::vector<std::string> flags = {"-O2", "-std=c++17", "-fPIC", "-shared", "-pthread", "-fdiagnostics-color=never"};
-  if (compiler.identity.find("clang") == std::string::npos) flags.insert(flags.end(), {"-fsplit-loops", "-funswitch-loops"});
+// Every flag of the compiler's command line but the file names. -O2, and with GCC two loop passes of
+// -O3 that matter for kernels run as thread loops: a region's `if t < s:` becomes a shorter loop
+// (split loops), and a test on a block-uniform value moves out of the loop (unswitching). Clang does
+// the like at -O2.
+std::vector<std::string> compile_flags(const HostCompiler& compiler, const HostCompileRequest& request) {
+  std::vector<std::string> flags = {"-O2",      "-std=c++17", "-fPIC",
+                                    "-shared",  "-pthread",   "-fdiagnostics-color=never"};
+  if (compiler.identity.find("clang") == std::string::npos)
+    flags.insert(flags.end(), {"-fsplit-loops", "-funswitch-loops"});
+  if (request.native) flags.push_back("-march=native");
+  flags.insert(flags.end(), request.options.begin(), request.options.end());
   return flags;
 }
 
+// What -march=native means on this machine, so that a cache shared between machines (an NFS
+// home) never hands one CPU's code to another.
 std::string host_cpu_identity() {
   std::ifstream in("/proc/cpuinfo");
   std::string line, model, flags;
@@ -256,42 +259,46 @@ std::string dlopen_failure_text(const std::string& path) {
          " (if the temporary folder is mounted noexec, set TMPDIR to another one)";
 }
 
-// A hit: a private copy of the verified bytes, loaded. nullptr when it cannot be loaded (then the
-// caller rebuilds).
+// A hit: the verified bytes, written to a new file in this process's private folder (0700) and
+// loaded from there. The cache entry is not opened again, so an entry swapped after it was verified
+// changes nothing; replacing the private copy before dlopen would take write access to this user's
+// private folder, i.e. the user's own rights. (A sealed memfd would pin the bytes as well, but
+// debuggers, profilers and backtraces would show /proc/self/fd/N instead of a file, and memfds can
+// be made non-executable system-wide: vm.memfd_noexec.) nullptr when it cannot be written or
+// loaded: then the caller rebuilds.
 std::shared_ptr<HostLibrary> load_cached(const std::string& bytes, const std::string& name) {
-  std::string work = temp_dir().make_work_dir();
+  std::string work = make_work_dir();
   std::string path = work + "/" + name + ".so";
   std::shared_ptr<HostLibrary> library;
-  if (write_file(path, bytes)) library = load_host_library(path, work, "", true);
+  if (write_new_file(path, bytes, 0600) == 0) library = load_host_library(path, work, "", true);
   if (!library) remove_tree(work);
   return library;
 }
 
 struct Built {
   std::shared_ptr<HostLibrary> library;
-  std::string bytes;  // the library file, for the cache
+  std::optional<std::string> bytes;  // the library file, for the cache; nullopt when unreadable
 };
 
-Built build(const HostCompiler& compiler, const HostCompileRequest& request) {
-  std::string work = temp_dir().make_work_dir();
+Built build(const HostCompiler& compiler, const HostCompileRequest& request,
+            const std::vector<std::string>& flags) {
+  std::string work = make_work_dir();
   try {
     std::string source_path = work + "/" + request.name + ".cpp";
     std::string library_path = work + "/" + request.name + ".so";
-    std::string log_path = work + "/" + request.name + ".log";
-    if (!write_file(source_path, request.source))
-      throw Error("cannot write " + source_path + ": " + std::strerror(errno));
+    if (int error = write_new_file(source_path, request.source, 0600)) {
+      std::string base = fs::path(work).parent_path().parent_path().string();
+      throw Error(temp_folder_failure("could not write the source to", source_path, base, error));
+    }
 
     std::vector<std::string> args = {compiler.path};
-    const std::vector<std::string> flags = base_flags(compiler);
     args.insert(args.end(), flags.begin(), flags.end());
-    if (request.native) args.push_back("-march=native");
-    args.insert(args.end(), request.options.begin(), request.options.end());
     args.insert(args.end(), {source_path, "-o", library_path});
 
-    std::string failure;
+    std::string output, failure;
     ++compiler_runs;
-    int status = run_process(args, log_path, failure);
-    std::string log = clean_log(read_file(log_path), work);
+    int status = run_process(args, output, failure);
+    std::string log = clean_log(std::move(output), work);
     if (status < 0) throw Error("cannot run the C++ compiler " + compiler.path + ": " + failure);
     if (status != 0) {
       std::string details =
@@ -300,10 +307,10 @@ Built build(const HostCompiler& compiler, const HostCompileRequest& request) {
           compiler.identity + " failed to compile " + request.name + ".cpp:\n" + details, log);
     }
     ::unlink(source_path.c_str());
-    ::unlink(log_path.c_str());
 
     Built built;
-    built.bytes = read_file(library_path);
+    built.bytes.emplace();
+    if (read_regular_file(library_path, *built.bytes) != 0) built.bytes.reset();
     built.library = load_host_library(library_path, work, log, false);
     if (!built.library) throw Error(dlopen_failure_text(library_path));
     return built;
@@ -370,22 +377,18 @@ std::shared_ptr<HostLibrary> compile_host(const HostCompileRequest& request, con
                    "': use letters, digits, '_', '-' and '.', not first");
   const HostCompiler& compiler = host_compiler();
 
-  // NUL cannot occur inside an option, so the joined list is unambiguous.
-  std::string joined_options;
-  for (const std::string& option : request.options) joined_options += option + '\0';
-  std::string native = request.native ? "native\n" + host_cpu_identity() : "";
-  std::string flags;
-  for (const std::string& flag : base_flags(compiler)) flags += flag + "\n";
-  std::string key = cache_key({request.source, request.name, joined_options + flags, native,
-                               compiler.identity, JIASU_VERSION});
+  const std::vector<std::string> flags = compile_flags(compiler, request);
+  std::string target = request.native ? "native\n" + host_cpu_identity() : "";
+  std::string key =
+      compile_cache_key({"host", compiler.identity, request.source, request.name, flags, target});
 
   std::lock_guard<std::mutex> lock(key_mutex(key));
   if (cache) {
     if (std::optional<std::string> bytes = cache->load(key))
       if (std::shared_ptr<HostLibrary> library = load_cached(*bytes, request.name)) return library;
   }
-  Built built = build(compiler, request);
-  if (cache) cache->store(key, built.bytes);
+  Built built = build(compiler, request, flags);
+  if (cache && built.bytes) cache->store(key, *built.bytes);
   return built.library;
 }
 

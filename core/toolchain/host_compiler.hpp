@@ -63,9 +63,8 @@ class HostLibrary {
 
 // Compiles request.source with `-O2 -std=c++17 -fPIC -shared -pthread` (with GCC also -fsplit-loops
 // -funswitch-loops; + -march=native) and the request's options, and loads the result. With a cache, the
-// library's bytes are stored under cache_key(source, name, options and flags, native (+ CPU), compiler
-// identity, JIASU_VERSION); a hit loads
-// a private copy of the verified bytes without running the compiler, and a damaged entry is
+// library's bytes are stored under compile_cache_key (all flags, and with native the host CPU); a
+// hit loads a private copy of the verified bytes without running the compiler, and a bad entry is
 // rebuilt. Throws HostCompileError (with the diagnostics) when compilation fails, LibraryNotFound
 // when there is no compiler, BadValue for a bad name, Error when the library cannot be loaded.
 // cache may be null. Thread-safe: concurrent requests for the same key compile once.

@@ -10,10 +10,6 @@
 #include "support/library_finder.hpp"
 #include "toolchain/disk_cache.hpp"
 
-#ifndef JIASU_VERSION
-#define JIASU_VERSION "dev"
-#endif
-
 namespace jiasu {
 namespace {
 
@@ -194,15 +190,12 @@ CompiledCode compile_cuda(const CudaCompileRequest& request, const DiskCache* ca
 
   std::string key;
   if (cache) {
-    // NUL cannot occur inside an option, so the joined list is unambiguous. The file name is part
-    // of the key because it is embedded in the image's debug info (-lineinfo, -G).
-    std::string joined_options;
-    for (const std::string& option : options) joined_options += option + '\0';
     std::string nvrtc_version =
         std::to_string(library.info.major) + "." + std::to_string(library.info.minor);
-    key = cache_key({request.source, request.file_name, joined_options,
-                     request.kind == CodeKind::Ptx ? "ptx" : "cubin", std::to_string(request.arch),
-                     nvrtc_version, JIASU_VERSION});
+    std::string target =
+        (request.kind == CodeKind::Ptx ? "ptx " : "cubin ") + std::to_string(request.arch);
+    key = compile_cache_key(
+        {"nvrtc", nvrtc_version, request.source, request.file_name, options, target});
     if (std::optional<std::string> image = cache->load(key)) {
       CompiledCode code;
       code.image = std::move(*image);

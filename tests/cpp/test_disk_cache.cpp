@@ -1,15 +1,23 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
 #include "support/error.hpp"
+#include "support/sha256.hpp"
 #include "test_support.hpp"
 #include "toolchain/disk_cache.hpp"
 
@@ -59,6 +67,28 @@ TEST(CacheKey, PartBoundariesMatter) {
   EXPECT_NE(cache_key({}), cache_key({""}));
   EXPECT_NE(cache_key({"x", "90"}), cache_key({"x", "80"}));
   EXPECT_EQ(cache_key({"ab", "c"}).size(), 64u);
+}
+
+TEST(CompileCacheKey, EveryInputMatters) {
+  const std::vector<std::string> options = {"-O2", "-DN=4"};
+  const std::vector<std::string> other_options = {"-O2", "-DN=5"};
+  const std::vector<std::string> split_options = {"-O2-DN=4"};
+  const CompileInputs base{"host", "g++ 12", "int f();", "kernel", options, ""};
+  const std::string key = compile_cache_key(base);
+  EXPECT_EQ(key, compile_cache_key(base));
+  EXPECT_EQ(key.size(), 64u);
+  std::vector<CompileInputs> changed(5, base);
+  changed[0].compiler = "nvrtc";
+  changed[1].identity = "g++ 13";
+  changed[2].source = "int g();";
+  changed[3].name = "kernel2";
+  changed[4].target = "native\nmodel name: x";
+  CompileInputs with_other_options{"host", "g++ 12", "int f();", "kernel", other_options, ""};
+  CompileInputs with_split_options{"host", "g++ 12", "int f();", "kernel", split_options, ""};
+  std::set<std::string> keys = {key, compile_cache_key(with_other_options),
+                                compile_cache_key(with_split_options)};
+  for (const CompileInputs& inputs : changed) keys.insert(compile_cache_key(inputs));
+  EXPECT_EQ(keys.size(), 8u);
 }
 
 TEST_F(DiskCacheTest, RoundTrip) {
@@ -172,6 +202,114 @@ TEST_F(DiskCacheTest, GarbageFileIsRejected) {
   fs::path path = entry_path(cache, key);
   fs::create_directories(path.parent_path());
   write_file(path, "this is not a cache entry at all, just some text long enough for a header");
+  EXPECT_EQ(cache.load(key), std::nullopt);
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST_F(DiskCacheTest, EntryCopiedOverAnotherKeyIsRejected) {
+  DiskCache cache(root_.string());
+  std::string float32_key = cache_key({"kernel", "float32"});
+  std::string float64_key = cache_key({"kernel", "float64"});
+  cache.store(float32_key, "float32 build");
+  cache.store(float64_key, "float64 build");
+  fs::copy_file(entry_path(cache, float32_key), entry_path(cache, float64_key),
+                fs::copy_options::overwrite_existing);
+  EXPECT_EQ(cache.load(float64_key), std::nullopt);
+  EXPECT_FALSE(fs::exists(entry_path(cache, float64_key)));
+  EXPECT_EQ(cache.load(float32_key), "float32 build");  // the original is untouched
+  cache.store(float64_key, "float64 build");
+  EXPECT_EQ(cache.load(float64_key), "float64 build");
+}
+
+TEST_F(DiskCacheTest, EntryOfTheOlderLayoutIsAMissAndIsRebuilt) {
+  // The layout before keys were stored: magic, payload size (u64 LE), SHA-256(payload), payload.
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"old", "layout"});
+  std::string payload = "old payload";
+  std::string entry = "JIASU-CACHE-1\n";
+  for (int i = 0; i < 8; ++i) entry += char(uint8_t(uint64_t(payload.size()) >> (8 * i)));
+  Sha256Digest digest = sha256(payload);
+  entry.append(reinterpret_cast<const char*>(digest.data()), digest.size());
+  entry += payload;
+  fs::path path = entry_path(cache, key);
+  fs::create_directories(path.parent_path());
+  write_file(path, entry);
+  EXPECT_EQ(cache.load(key), std::nullopt);
+  EXPECT_FALSE(fs::exists(path));
+  cache.store(key, payload);
+  EXPECT_EQ(cache.load(key), payload);
+}
+
+TEST_F(DiskCacheTest, SymbolicLinkIsNotFollowed) {
+  // A link to a good entry of the same key, kept elsewhere: still not loaded.
+  DiskCache elsewhere((root_ / "elsewhere").string());
+  DiskCache cache((root_ / "cache").string());
+  std::string key = cache_key({"linked"});
+  elsewhere.store(key, "payload");
+  fs::path path = entry_path(cache, key);
+  fs::create_directories(path.parent_path());
+  fs::create_symlink(entry_path(elsewhere, key), path);
+  EXPECT_EQ(cache.load(key), std::nullopt);
+  EXPECT_FALSE(fs::is_symlink(path));  // the link is removed, not its target
+  EXPECT_EQ(elsewhere.load(key), "payload");
+}
+
+TEST_F(DiskCacheTest, SymbolicLinkToDevZeroIsNotRead) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"zero"});
+  fs::path path = entry_path(cache, key);
+  fs::create_directories(path.parent_path());
+  fs::create_symlink("/dev/zero", path);
+  // In a child with little memory, so that reading without end fails the test instead of the
+  // machine: 0 = a miss, 1 = loaded something, 2 = ran out of memory.
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    struct rlimit limit = {size_t(512) << 20, size_t(512) << 20};
+    setrlimit(RLIMIT_DATA, &limit);
+    try {
+      _exit(cache.load(key) ? 1 : 0);
+    } catch (const std::bad_alloc&) {
+      _exit(2);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_FALSE(fs::is_symlink(path));
+}
+
+TEST_F(DiskCacheTest, FifoIsNotWaitedOn) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"fifo"});
+  fs::path path = entry_path(cache, key);
+  fs::create_directories(path.parent_path());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  std::future<std::optional<std::string>> loaded =
+      std::async(std::launch::async, [&] { return cache.load(key); });
+  if (loaded.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    // Blocked in open(): a writer lets it go on, so that the test ends.
+    int writer = ::open(path.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0) ::close(writer);
+    ADD_FAILURE() << "load() waited on a FIFO";
+  }
+  EXPECT_EQ(loaded.get(), std::nullopt);
+  EXPECT_FALSE(fs::exists(path));
+  cache.store(key, "payload");
+  EXPECT_EQ(cache.load(key), "payload");
+}
+
+TEST_F(DiskCacheTest, HeaderClaimingMoreThanTheFileIsRejected) {
+  DiskCache cache(root_.string());
+  std::string key = cache_key({"claims"});
+  cache.store(key, "payload");
+  fs::path path = entry_path(cache, key);
+  std::string bytes = read_file(path);
+  // The payload size field sits just before the 32-byte digest and the payload.
+  size_t size_field = bytes.size() - 7 - 32 - 8;
+  bytes[size_field + 7] = '\x7f';
+  write_file(path, bytes);
   EXPECT_EQ(cache.load(key), std::nullopt);
   EXPECT_FALSE(fs::exists(path));
 }

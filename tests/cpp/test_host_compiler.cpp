@@ -1,8 +1,14 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -10,6 +16,7 @@
 #include "test_support.hpp"
 #include "toolchain/disk_cache.hpp"
 #include "toolchain/host_compiler.hpp"
+#include "toolchain/process_temp_dir.hpp"
 
 namespace jiasu {
 namespace {
@@ -157,6 +164,96 @@ TEST_F(HostCompilerTest, ConcurrentRequestsForOneKeyCompileOnce) {
   EXPECT_EQ(host_compiler_runs(), runs + 1);
   for (auto& library : libraries)
     EXPECT_EQ(reinterpret_cast<int (*)(int)>(library->symbol("twice"))(21), 42);
+}
+
+// The pid of a process that has ended (and been reaped).
+pid_t gone_pid() {
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);
+  return child;
+}
+
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename());
+  return names;
+}
+
+TEST(ProcessTempDir, OnlyFoldersOfGoneProcessesAreRemoved) {
+  testing::TempDir base;
+  auto make = [&](const std::string& name, bool with_lock) {
+    fs::path dir = base.path() / name;
+    fs::create_directories(dir / "0");
+    std::ofstream(dir / "0" / "kernel.so") << "x";
+    if (with_lock) std::ofstream(dir / ".lock");
+    return dir;
+  };
+  std::string gone = std::to_string(gone_pid());
+  make("jiasu-host-" + gone + "-Stale1", true);
+  make("jiasu-host-" + std::to_string(getpid()) + "-Alive1", true);  // its process runs
+  make("jiasu-host-" + gone + "-NoLock", false);                     // not made by jiasu
+  make("jiasu-host-" + gone + "-toolong", true);                     // another name
+  make("jiasu-host-OldOne", true);                                   // the older naming
+  // A live process that this PID namespace cannot see holds its folder's lock.
+  fs::path locked = make("jiasu-host-" + gone + "-Locked", true);
+  int lock = open((locked / ".lock").c_str(), O_RDONLY);
+  ASSERT_EQ(flock(lock, LOCK_EX), 0);
+  // A symbolic link is not followed into its target.
+  fs::path target = make("target", true);
+  fs::create_directory_symlink(target, base.path() / ("jiasu-host-" + gone + "-Linked"));
+  std::set<std::string> kept = names_in(base.path());
+  kept.erase("jiasu-host-" + gone + "-Stale1");
+  if (geteuid() == 0) {  // another user's folder (only root can make one)
+    fs::path foreign = make("jiasu-host-" + gone + "-Others", true);
+    ASSERT_EQ(chown((foreign / ".lock").c_str(), 65534, 65534), 0);
+    ASSERT_EQ(chown(foreign.c_str(), 65534, 65534), 0);
+    kept.insert(foreign.filename());
+  }
+
+  remove_stale_temp_dirs(base.path().string());
+  EXPECT_EQ(names_in(base.path()), kept);
+  EXPECT_TRUE(fs::exists(target / "0" / "kernel.so"));
+
+  close(lock);  // now nobody holds it
+  remove_stale_temp_dirs(base.path().string());
+  EXPECT_FALSE(fs::exists(locked));
+}
+
+TEST(ProcessTempDir, TheProcessHoldsItsFoldersLock) {
+  std::string work = make_work_dir();
+  fs::path dir = fs::path(work).parent_path();
+  std::string name = dir.filename();
+  EXPECT_EQ(name.rfind("jiasu-host-" + std::to_string(getpid()) + "-", 0), 0u) << name;
+  EXPECT_EQ(fs::status(dir).permissions() & fs::perms::all, fs::perms::owner_all);
+  int probe = open((dir / ".lock").c_str(), O_RDONLY);
+  ASSERT_GE(probe, 0);
+  EXPECT_NE(flock(probe, LOCK_EX | LOCK_NB), 0);  // held: a cleaner leaves the folder alone
+  close(probe);
+  remove_stale_temp_dirs(dir.parent_path().string());
+  EXPECT_TRUE(fs::is_directory(work));
+  fs::remove(work);
+}
+
+TEST(HostCompilerFinder, ABackgroundProcessKeepingTheOutputOpenDoesNotBlock) {
+  testing::TempDir dir;
+  fs::path wrapper = dir.path() / "c++";
+  fs::path pid_file = dir.path() / "sleeper.pid";
+  std::ofstream(wrapper) << "#!/bin/sh\nsleep 3600 &\necho $! > " << pid_file.string()
+                         << "\nexec c++ \"$@\"\n";
+  fs::permissions(wrapper, fs::perms::owner_all);
+  ScopedEnv cxx("JIASU_CXX", wrapper.c_str());
+  HostCompiler compiler;
+  try {
+    compiler = find_host_compiler();  // the sleeper holds the output pipe for an hour
+  } catch (const LibraryNotFound& e) {
+    GTEST_SKIP() << e.what();
+  }
+  EXPECT_EQ(compiler.path, wrapper.string());
+  EXPECT_FALSE(compiler.identity.empty());
+  pid_t sleeper = 0;
+  std::ifstream(pid_file) >> sleeper;
+  if (sleeper > 0) kill(sleeper, SIGKILL);
 }
 
 // find_host_compiler() searches on every call, unlike host_compiler().
