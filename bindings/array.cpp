@@ -4,6 +4,8 @@
 #include <nanobind/stl/string.h>
 
 #include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include "common.hpp"
 #include "runtime/stream.hpp"
@@ -15,6 +17,11 @@ namespace {
 using namespace nb::literals;
 
 constexpr int kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
+
+// A buffer-protocol request this array cannot serve: Python's BufferError.
+struct BufferRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 int device_of_pointer(cu::CUdeviceptr ptr) {
   int device = ptr ? pointer_device(ptr) : -1;
@@ -101,7 +108,9 @@ Array from_dlpack_object(nb::handle obj, bool allow_host = false) {
   return adopt_view(dtype, std::move(layout), ptr, device, std::move(release));
 }
 
-// NumPy's protocol, for arrays in host memory: np.asarray(a) is then a view of a CPU array.
+// The interface protocols (__array_interface__ for host memory, __cuda_array_interface__ for GPU memory).
+// Their consumers keep the array object alive rather than saying when they are done, so the memory stays
+// until that object is gone, even past free() (Allocation::hold_while_alive).
 nb::dict array_interface(const Array& a, bool cuda) {
   const DTypeInfo& t = info(a.dtype());
   const char* protocol = cuda ? "__cuda_array_interface__" : "__array_interface__";
@@ -110,15 +119,86 @@ nb::dict array_interface(const Array& a, bool cuda) {
                                protocol).c_str());
   if (!t.typestr[0])
     throw nb::attribute_error((std::string(t.name) + " has no " + protocol + " type; use DLPack").c_str());
+  const cu::CUdeviceptr data = a.data();  // a freed array fails here, even an empty one
   nb::dict d;
   d["shape"] = to_tuple(a.shape());
   d["typestr"] = t.typestr;
-  d["data"] = nb::make_tuple(static_cast<uintptr_t>(a.size() ? a.data() : 0), false);
+  d["data"] = nb::make_tuple(static_cast<uintptr_t>(a.size() ? data : 0), false);
   d["strides"] = a.c_contiguous() ? nb::object(nb::none()) : nb::object(to_tuple(a.strides()));
   d["version"] = 3;
   if (cuda) d["stream"] = 1;  // jiasu's work runs on the legacy default stream
+  a.memory()->hold_while_alive();
   return d;
 }
+
+// The buffer protocol, for arrays in host memory: what np.asarray(a) and memoryview(a) use. Each export
+// holds the memory until the consumer releases it (NumPy: when its view is gone), even past free().
+struct BufferExport {
+  std::shared_ptr<const void> memory;
+  std::vector<Py_ssize_t> shape, strides;
+};
+
+bool f_contiguous(const Layout& layout) {
+  int64_t expected = layout.itemsize;
+  for (size_t d = 0; d < layout.shape.size(); ++d) {
+    if (layout.shape[d] == 0) return true;
+    if (layout.shape[d] != 1 && layout.strides[d] != expected) return false;
+    expected *= layout.shape[d];
+  }
+  return true;
+}
+
+void fill_buffer(const Array& a, Py_buffer* view, int flags) {
+  if (!a.on_host())
+    throw BufferRefused("a jiasu array on a GPU has no host buffer; copy it to the host with .get()");
+  const DTypeInfo& t = info(a.dtype());
+  if ((flags & PyBUF_FORMAT) && !t.buffer_format[0])
+    throw BufferRefused(std::string("the buffer protocol has no format for ") + t.name + "; copy it with .get()");
+  const bool c = a.c_contiguous(), f = f_contiguous(a.layout());
+  const bool strided_ok = (flags & PyBUF_STRIDES) == PyBUF_STRIDES;
+  if (((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS || !strided_ok) && !c)
+    throw BufferRefused("this jiasu array is not C-contiguous");
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f)
+    throw BufferRefused("this jiasu array is not Fortran-contiguous");
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f)
+    throw BufferRefused("this jiasu array is not contiguous");
+  auto exported = std::make_unique<BufferExport>();
+  exported->memory = a.memory()->hold();  // a freed array fails here, even an empty one
+  exported->shape.assign(a.shape().begin(), a.shape().end());
+  exported->strides.assign(a.strides().begin(), a.strides().end());
+  static unsigned char empty;  // an address for arrays with no elements
+  view->buf = a.size() ? reinterpret_cast<void*>(a.data()) : &empty;
+  view->len = a.nbytes();
+  view->itemsize = a.layout().itemsize;
+  view->readonly = 0;
+  view->ndim = static_cast<int>(a.ndim());
+  view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(t.buffer_format) : nullptr;
+  view->shape = (flags & PyBUF_ND) == PyBUF_ND ? exported->shape.data() : nullptr;
+  view->strides = strided_ok ? exported->strides.data() : nullptr;
+  view->suboffsets = nullptr;
+  view->internal = exported.release();
+}
+
+int array_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+  view->obj = nullptr;  // the protocol's rule on failure
+  try {
+    fill_buffer(*nb::inst_ptr<Array>(self), view, flags);
+  } catch (const BufferRefused& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+    return -1;
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return -1;
+  }
+  view->obj = Py_NewRef(self);
+  return 0;
+}
+
+void array_releasebuffer(PyObject*, Py_buffer* view) { delete static_cast<BufferExport*>(view->internal); }
+
+PyType_Slot array_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(array_getbuffer)},
+                             {Py_bf_releasebuffer, reinterpret_cast<void*>(array_releasebuffer)},
+                             {0, nullptr}};
 
 nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
   const Array& a = nb::cast<const Array&>(self);
@@ -145,8 +225,12 @@ nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
   }
   const DTypeInfo& t = info(a.dtype());
   nb::dlpack::dtype dtype{t.dlpack_code, static_cast<uint8_t>(t.itemsize * 8), 1};
+  // The consumer's deleter drops the owner, which holds the memory until then, even past free().
+  auto held = std::make_unique<std::shared_ptr<const void>>(a.memory()->hold());  // fails on a freed array
+  nb::capsule owner(held.get(), [](void* p) noexcept { delete static_cast<std::shared_ptr<const void>*>(p); });
+  held.release();
   void* data = a.size() ? reinterpret_cast<void*>(a.data()) : nullptr;
-  nb::ndarray<nb::array_api> nd(data, shape.size(), shape.data(), self, strides.data(), dtype,
+  nb::ndarray<nb::array_api> nd(data, shape.size(), shape.data(), owner, strides.data(), dtype,
                                 a.on_host() ? kDLCPU : kDLCUDA, a.on_host() ? 0 : a.device());
   return nd.cast().attr("__dlpack__")(**kwargs);
 }
@@ -378,7 +462,8 @@ void bind_array(nb::module_& m) {
     return from_dlpack_object(obj, true);
   }, nb::arg("x"), "A zero-copy jiasu.Array over a DLPack producer (GPU memory, or host memory as a CPU array).");
 
-  nb::class_<Array>(m, "Array", "An n-dimensional array in GPU memory (or host memory, on the CPU device).")
+  nb::class_<Array>(m, "Array", "An n-dimensional array in GPU memory (or host memory, on the CPU device).",
+                    nb::type_slots(array_slots))
       .def_prop_ro("shape", [](const Array& a) { return to_tuple(a.shape()); })
       .def_prop_ro("strides", [](const Array& a) { return to_tuple(a.strides()); })
       .def_prop_ro("dtype", [](const Array& a) { return numpy_dtype(a.dtype()); })
@@ -427,7 +512,8 @@ void bind_array(nb::module_& m) {
         a.fill(value.data());
       })
       .def("free", [](const Array& a) { a.memory()->release(); },
-           "Return the memory now; every view of it becomes unusable.")
+           "Release the memory: this array and every jiasu view of it become unusable at once; the memory "
+           "returns when the last export (a NumPy or DLPack view, a CUDA Array Interface consumer) is gone.")
       .def("__array__", [](const Array& a, nb::handle dtype, nb::handle copy) {
         nb::object host = get(a, nb::none(), nb::none());
         return dtype.is_none() ? host : host.attr("astype")(dtype);

@@ -44,9 +44,12 @@ struct Scratch {
   struct alignas(16) HostSlot { unsigned char bytes[8 + 16 * 8]; };
   std::vector<HostSlot> host_slots;  // a CPU launch's parameters, one each
   std::vector<void*> host_params;
+  // A CPU launch runs without the GIL: its jiasu arrays' memory is held meanwhile (another thread may free()).
+  std::vector<std::shared_ptr<const void>> in_use;
   void clear() {
     key.clear();
     arguments.clear();
+    in_use.clear();
     if (temporaries.empty()) return;  // the usual launch made none
     staged.clear();
     temporaries.clear();
@@ -383,6 +386,7 @@ class KernelFunction {
         throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
                                 where() + " lives on GPU " + std::to_string(a.array->device()) +
                                     " but the launch runs on the CPU; copy it with jiasu.asarray(x, device='cpu')");
+      scratch.in_use.push_back(a.array->memory()->hold());  // fails on a freed array
     } else {
       bool read_only = false;
       try {
