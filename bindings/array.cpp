@@ -40,10 +40,12 @@ Array adopt_view(DType dtype, Layout layout, cu::CUdeviceptr ptr, int device, st
 // The device type obj.__dlpack_device__() reports (kDLCPU, kDLCUDA, ...).
 int dlpack_device_type(nb::handle obj) {
   nb::object device = obj.attr("__dlpack_device__")();
-  if (!PyTuple_Check(device.ptr()) || PyTuple_GET_SIZE(device.ptr()) < 1)
+  int type;
+  if (!PyTuple_Check(device.ptr()) || PyTuple_GET_SIZE(device.ptr()) < 1 ||
+      !nb::try_cast(nb::handle(PyTuple_GET_ITEM(device.ptr(), 0)), type))
     throw BadArgument(python_type_name(obj) + ".__dlpack_device__() must return (device_type, device_id), not " +
                       nb::cast<std::string>(nb::repr(device)));
-  return nb::cast<int>(nb::handle(PyTuple_GET_ITEM(device.ptr(), 0)));
+  return type;
 }
 
 // obj.__cuda_array_interface__, or an invalid object when it has none (any error reading it counts as none,
@@ -54,8 +56,8 @@ nb::object cuda_array_interface(nb::handle obj) {
   return nb::steal(value);
 }
 
-// A view of obj's memory as its __cuda_array_interface__ (`interface`) describes it.
-Array from_cuda_array_interface(nb::handle obj, nb::handle interface) {
+// The view that a CUDA Array Interface dictionary describes (nb::cast_error for entries of the wrong type).
+Array from_cuda_array_interface_dict(nb::handle obj, nb::handle interface) {
   nb::dict cai = nb::cast<nb::dict>(interface);
   DType dtype = dtype_from_typestr(nb::cast<std::string>(cai["typestr"]));
   Shape shape = shape_from(cai["shape"]);
@@ -76,6 +78,16 @@ Array from_cuda_array_interface(nb::handle obj, nb::handle interface) {
       cu::check(cu::driver().cuStreamSynchronize(reinterpret_cast<cu::CUstream>(s)), "cuStreamSynchronize");
   }
   return adopt_view(dtype, std::move(layout), ptr, device_of_pointer(ptr), keep_alive(obj));
+}
+
+// A view of obj's memory as its __cuda_array_interface__ (`interface`) describes it.
+Array from_cuda_array_interface(nb::handle obj, nb::handle interface) {
+  try {
+    return from_cuda_array_interface_dict(obj, interface);
+  } catch (const nb::cast_error&) {  // an entry of the wrong type
+    throw BadArgument("the __cuda_array_interface__ of a " + python_type_name(obj) + " is not a valid one (v3): " +
+                      nb::cast<std::string>(nb::repr(interface)));
+  }
 }
 
 // With allow_host, host memory (kDLCPU) becomes an array of the CPU device.
@@ -205,14 +217,18 @@ nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
   // The consumer's stream must wait for work queued on the legacy stream (DLPack's `stream` contract).
   if (kwargs.contains("stream")) {
     nb::object s = kwargs["stream"];
-    if (!s.is_none() && !a.on_host()) {
-      auto handle = nb::cast<intptr_t>(s);
-      if (handle != -1 && handle != 1 && handle != 2) {
-        Event done(a.device(), false);
-        done.record(nullptr);
-        cu::check(cu::driver().cuStreamWaitEvent(reinterpret_cast<cu::CUstream>(handle), done.handle(), 0),
-                  "cuStreamWaitEvent");
-      }
+    intptr_t handle = -1;  // -1: no synchronisation (and what a CPU array's consumer may pass)
+    if (!s.is_none() && !nb::try_cast(s, handle)) {
+      const std::string message = "__dlpack__(stream=...) takes None or an int (a CUstream address, or 1 or 2 for "
+                                  "the legacy and per-thread default streams), not " + python_str(nb::repr(s));
+      if (PyLong_Check(s.ptr())) throw BadValue(message);
+      throw BadArgument(message);
+    }
+    if (!a.on_host() && handle != -1 && handle != 1 && handle != 2) {
+      Event done(a.device(), false);
+      done.record(nullptr);
+      cu::check(cu::driver().cuStreamWaitEvent(reinterpret_cast<cu::CUstream>(handle), done.handle(), 0),
+                "cuStreamWaitEvent");
     }
     nb::del(kwargs["stream"]);
   }
@@ -256,7 +272,11 @@ std::vector<IndexItem> index_items(nb::handle key) {
       item.stop = part(k.attr("stop"));
       item.step = part(k.attr("step"));
     } else if (PyIndex_Check(k.ptr()) && !PyBool_Check(k.ptr())) {
-      item.index = nb::cast<int64_t>(nb::steal(PyNumber_Index(k.ptr())));
+      nb::object index = nb::steal(PyNumber_Index(k.ptr()));
+      if (!index.is_valid()) throw nb::python_error();
+      int overflow = 0;
+      item.index = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+      if (overflow) item.beyond_int64 = python_str(index);  // out of bounds whatever the shape: the core says so
     } else {
       throw OutOfRange("only integers, slices (':'), ellipsis ('...') and None are valid indices of a "
                        "jiasu.Array, not " + python_type_name(k));
@@ -350,12 +370,26 @@ nb::tuple to_tuple(const Shape& values) {
   return nb::tuple(list);
 }
 
+namespace {
+
+// A shape's or strides' entry; the core checks the values themselves.
+int64_t shape_entry(nb::handle d) {
+  nb::object value = nb::steal(PyNumber_Index(d.ptr()));
+  if (!value.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow) throw BadValue(python_str(value) + " is out of range for an array dimension (an int64)");
+  return n;
+}
+
+}  // namespace
+
 Shape shape_from(nb::handle shape) {
-  if (PyIndex_Check(shape.ptr())) return {nb::cast<int64_t>(nb::steal(PyNumber_Index(shape.ptr())))};
+  if (PyIndex_Check(shape.ptr())) return {shape_entry(shape)};
   Shape out;
   for (nb::handle d : shape) {
     if (!PyIndex_Check(d.ptr())) throw BadArgument("shape entries must be integers, not " + python_type_name(d));
-    out.push_back(nb::cast<int64_t>(nb::steal(PyNumber_Index(d.ptr()))));
+    out.push_back(shape_entry(d));
   }
   return out;
 }
