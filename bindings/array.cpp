@@ -4,6 +4,8 @@
 #include <nanobind/stl/string.h>
 
 #include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include "common.hpp"
 #include "runtime/stream.hpp"
@@ -15,6 +17,11 @@ namespace {
 using namespace nb::literals;
 
 constexpr int kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
+
+// A buffer-protocol request this array cannot serve: Python's BufferError.
+struct BufferRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 int device_of_pointer(cu::CUdeviceptr ptr) {
   int device = ptr ? pointer_device(ptr) : -1;
@@ -33,10 +40,12 @@ Array adopt_view(DType dtype, Layout layout, cu::CUdeviceptr ptr, int device, st
 // The device type obj.__dlpack_device__() reports (kDLCPU, kDLCUDA, ...).
 int dlpack_device_type(nb::handle obj) {
   nb::object device = obj.attr("__dlpack_device__")();
-  if (!PyTuple_Check(device.ptr()) || PyTuple_GET_SIZE(device.ptr()) < 1)
+  int type;
+  if (!PyTuple_Check(device.ptr()) || PyTuple_GET_SIZE(device.ptr()) < 1 ||
+      !nb::try_cast(nb::handle(PyTuple_GET_ITEM(device.ptr(), 0)), type))
     throw BadArgument(python_type_name(obj) + ".__dlpack_device__() must return (device_type, device_id), not " +
                       nb::cast<std::string>(nb::repr(device)));
-  return nb::cast<int>(nb::handle(PyTuple_GET_ITEM(device.ptr(), 0)));
+  return type;
 }
 
 // obj.__cuda_array_interface__, or an invalid object when it has none (any error reading it counts as none,
@@ -47,8 +56,8 @@ nb::object cuda_array_interface(nb::handle obj) {
   return nb::steal(value);
 }
 
-// A view of obj's memory as its __cuda_array_interface__ (`interface`) describes it.
-Array from_cuda_array_interface(nb::handle obj, nb::handle interface) {
+// The view that a CUDA Array Interface dictionary describes (nb::cast_error for entries of the wrong type).
+Array from_cuda_array_interface_dict(nb::handle obj, nb::handle interface) {
   nb::dict cai = nb::cast<nb::dict>(interface);
   DType dtype = dtype_from_typestr(nb::cast<std::string>(cai["typestr"]));
   Shape shape = shape_from(cai["shape"]);
@@ -69,6 +78,16 @@ Array from_cuda_array_interface(nb::handle obj, nb::handle interface) {
       cu::check(cu::driver().cuStreamSynchronize(reinterpret_cast<cu::CUstream>(s)), "cuStreamSynchronize");
   }
   return adopt_view(dtype, std::move(layout), ptr, device_of_pointer(ptr), keep_alive(obj));
+}
+
+// A view of obj's memory as its __cuda_array_interface__ (`interface`) describes it.
+Array from_cuda_array_interface(nb::handle obj, nb::handle interface) {
+  try {
+    return from_cuda_array_interface_dict(obj, interface);
+  } catch (const nb::cast_error&) {  // an entry of the wrong type
+    throw BadArgument("the __cuda_array_interface__ of a " + python_type_name(obj) + " is not a valid one (v3): " +
+                      nb::cast<std::string>(nb::repr(interface)));
+  }
 }
 
 // With allow_host, host memory (kDLCPU) becomes an array of the CPU device.
@@ -101,7 +120,9 @@ Array from_dlpack_object(nb::handle obj, bool allow_host = false) {
   return adopt_view(dtype, std::move(layout), ptr, device, std::move(release));
 }
 
-// NumPy's protocol, for arrays in host memory: np.asarray(a) is then a view of a CPU array.
+// The interface protocols (__array_interface__ for host memory, __cuda_array_interface__ for GPU memory).
+// Their consumers keep the array object alive rather than saying when they are done, so the memory stays
+// until that object is gone, even past free() (Allocation::hold_while_alive).
 nb::dict array_interface(const Array& a, bool cuda) {
   const DTypeInfo& t = info(a.dtype());
   const char* protocol = cuda ? "__cuda_array_interface__" : "__array_interface__";
@@ -110,29 +131,104 @@ nb::dict array_interface(const Array& a, bool cuda) {
                                protocol).c_str());
   if (!t.typestr[0])
     throw nb::attribute_error((std::string(t.name) + " has no " + protocol + " type; use DLPack").c_str());
+  const cu::CUdeviceptr data = a.data();  // a freed array fails here, even an empty one
   nb::dict d;
   d["shape"] = to_tuple(a.shape());
   d["typestr"] = t.typestr;
-  d["data"] = nb::make_tuple(static_cast<uintptr_t>(a.size() ? a.data() : 0), false);
+  d["data"] = nb::make_tuple(static_cast<uintptr_t>(a.size() ? data : 0), false);
   d["strides"] = a.c_contiguous() ? nb::object(nb::none()) : nb::object(to_tuple(a.strides()));
   d["version"] = 3;
   if (cuda) d["stream"] = 1;  // jiasu's work runs on the legacy default stream
+  a.memory()->hold_while_alive();
   return d;
 }
+
+// The buffer protocol, for arrays in host memory: what np.asarray(a) and memoryview(a) use. Each export
+// holds the memory until the consumer releases it (NumPy: when its view is gone), even past free().
+struct BufferExport {
+  std::shared_ptr<const void> memory;
+  std::vector<Py_ssize_t> shape, strides;
+};
+
+bool f_contiguous(const Layout& layout) {
+  int64_t expected = layout.itemsize;
+  for (size_t d = 0; d < layout.shape.size(); ++d) {
+    if (layout.shape[d] == 0) return true;
+    if (layout.shape[d] != 1 && layout.strides[d] != expected) return false;
+    expected *= layout.shape[d];
+  }
+  return true;
+}
+
+void fill_buffer(const Array& a, Py_buffer* view, int flags) {
+  if (!a.on_host())
+    throw BufferRefused("a jiasu array on a GPU has no host buffer; copy it to the host with .get()");
+  const DTypeInfo& t = info(a.dtype());
+  if ((flags & PyBUF_FORMAT) && !t.buffer_format[0])
+    throw BufferRefused(std::string("the buffer protocol has no format for ") + t.name + "; copy it with .get()");
+  const bool c = a.c_contiguous(), f = f_contiguous(a.layout());
+  const bool strided_ok = (flags & PyBUF_STRIDES) == PyBUF_STRIDES;
+  if (((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS || !strided_ok) && !c)
+    throw BufferRefused("this jiasu array is not C-contiguous");
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f)
+    throw BufferRefused("this jiasu array is not Fortran-contiguous");
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f)
+    throw BufferRefused("this jiasu array is not contiguous");
+  auto exported = std::make_unique<BufferExport>();
+  exported->memory = a.memory()->hold();  // a freed array fails here, even an empty one
+  exported->shape.assign(a.shape().begin(), a.shape().end());
+  exported->strides.assign(a.strides().begin(), a.strides().end());
+  static unsigned char empty;  // an address for arrays with no elements
+  view->buf = a.size() ? reinterpret_cast<void*>(a.data()) : &empty;
+  view->len = a.nbytes();
+  view->itemsize = a.layout().itemsize;
+  view->readonly = 0;
+  view->ndim = static_cast<int>(a.ndim());
+  view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(t.buffer_format) : nullptr;
+  view->shape = (flags & PyBUF_ND) == PyBUF_ND ? exported->shape.data() : nullptr;
+  view->strides = strided_ok ? exported->strides.data() : nullptr;
+  view->suboffsets = nullptr;
+  view->internal = exported.release();
+}
+
+int array_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+  view->obj = nullptr;  // the protocol's rule on failure
+  try {
+    fill_buffer(*nb::inst_ptr<Array>(self), view, flags);
+  } catch (const BufferRefused& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+    return -1;
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return -1;
+  }
+  view->obj = Py_NewRef(self);
+  return 0;
+}
+
+void array_releasebuffer(PyObject*, Py_buffer* view) { delete static_cast<BufferExport*>(view->internal); }
+
+PyType_Slot array_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(array_getbuffer)},
+                             {Py_bf_releasebuffer, reinterpret_cast<void*>(array_releasebuffer)},
+                             {0, nullptr}};
 
 nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
   const Array& a = nb::cast<const Array&>(self);
   // The consumer's stream must wait for work queued on the legacy stream (DLPack's `stream` contract).
   if (kwargs.contains("stream")) {
     nb::object s = kwargs["stream"];
-    if (!s.is_none() && !a.on_host()) {
-      auto handle = nb::cast<intptr_t>(s);
-      if (handle != -1 && handle != 1 && handle != 2) {
-        Event done(a.device(), false);
-        done.record(nullptr);
-        cu::check(cu::driver().cuStreamWaitEvent(reinterpret_cast<cu::CUstream>(handle), done.handle(), 0),
-                  "cuStreamWaitEvent");
-      }
+    intptr_t handle = -1;  // -1: no synchronisation (and what a CPU array's consumer may pass)
+    if (!s.is_none() && !nb::try_cast(s, handle)) {
+      const std::string message = "__dlpack__(stream=...) takes None or an int (a CUstream address, or 1 or 2 for "
+                                  "the legacy and per-thread default streams), not " + python_str(nb::repr(s));
+      if (PyLong_Check(s.ptr())) throw BadValue(message);
+      throw BadArgument(message);
+    }
+    if (!a.on_host() && handle != -1 && handle != 1 && handle != 2) {
+      Event done(a.device(), false);
+      done.record(nullptr);
+      cu::check(cu::driver().cuStreamWaitEvent(reinterpret_cast<cu::CUstream>(handle), done.handle(), 0),
+                "cuStreamWaitEvent");
     }
     nb::del(kwargs["stream"]);
   }
@@ -145,8 +241,12 @@ nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
   }
   const DTypeInfo& t = info(a.dtype());
   nb::dlpack::dtype dtype{t.dlpack_code, static_cast<uint8_t>(t.itemsize * 8), 1};
+  // The consumer's deleter drops the owner, which holds the memory until then, even past free().
+  auto held = std::make_unique<std::shared_ptr<const void>>(a.memory()->hold());  // fails on a freed array
+  nb::capsule owner(held.get(), [](void* p) noexcept { delete static_cast<std::shared_ptr<const void>*>(p); });
+  held.release();
   void* data = a.size() ? reinterpret_cast<void*>(a.data()) : nullptr;
-  nb::ndarray<nb::array_api> nd(data, shape.size(), shape.data(), self, strides.data(), dtype,
+  nb::ndarray<nb::array_api> nd(data, shape.size(), shape.data(), owner, strides.data(), dtype,
                                 a.on_host() ? kDLCPU : kDLCUDA, a.on_host() ? 0 : a.device());
   return nd.cast().attr("__dlpack__")(**kwargs);
 }
@@ -172,7 +272,11 @@ std::vector<IndexItem> index_items(nb::handle key) {
       item.stop = part(k.attr("stop"));
       item.step = part(k.attr("step"));
     } else if (PyIndex_Check(k.ptr()) && !PyBool_Check(k.ptr())) {
-      item.index = nb::cast<int64_t>(nb::steal(PyNumber_Index(k.ptr())));
+      nb::object index = nb::steal(PyNumber_Index(k.ptr()));
+      if (!index.is_valid()) throw nb::python_error();
+      int overflow = 0;
+      item.index = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+      if (overflow) item.beyond_int64 = python_str(index);  // out of bounds whatever the shape: the core says so
     } else {
       throw OutOfRange("only integers, slices (':'), ellipsis ('...') and None are valid indices of a "
                        "jiasu.Array, not " + python_type_name(k));
@@ -266,12 +370,26 @@ nb::tuple to_tuple(const Shape& values) {
   return nb::tuple(list);
 }
 
+namespace {
+
+// A shape's or strides' entry; the core checks the values themselves.
+int64_t shape_entry(nb::handle d) {
+  nb::object value = nb::steal(PyNumber_Index(d.ptr()));
+  if (!value.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow) throw BadValue(python_str(value) + " is out of range for an array dimension (an int64)");
+  return n;
+}
+
+}  // namespace
+
 Shape shape_from(nb::handle shape) {
-  if (PyIndex_Check(shape.ptr())) return {nb::cast<int64_t>(nb::steal(PyNumber_Index(shape.ptr())))};
+  if (PyIndex_Check(shape.ptr())) return {shape_entry(shape)};
   Shape out;
   for (nb::handle d : shape) {
     if (!PyIndex_Check(d.ptr())) throw BadArgument("shape entries must be integers, not " + python_type_name(d));
-    out.push_back(nb::cast<int64_t>(nb::steal(PyNumber_Index(d.ptr()))));
+    out.push_back(shape_entry(d));
   }
   return out;
 }
@@ -378,7 +496,8 @@ void bind_array(nb::module_& m) {
     return from_dlpack_object(obj, true);
   }, nb::arg("x"), "A zero-copy jiasu.Array over a DLPack producer (GPU memory, or host memory as a CPU array).");
 
-  nb::class_<Array>(m, "Array", "An n-dimensional array in GPU memory (or host memory, on the CPU device).")
+  nb::class_<Array>(m, "Array", "An n-dimensional array in GPU memory (or host memory, on the CPU device).",
+                    nb::type_slots(array_slots))
       .def_prop_ro("shape", [](const Array& a) { return to_tuple(a.shape()); })
       .def_prop_ro("strides", [](const Array& a) { return to_tuple(a.strides()); })
       .def_prop_ro("dtype", [](const Array& a) { return numpy_dtype(a.dtype()); })
@@ -427,7 +546,8 @@ void bind_array(nb::module_& m) {
         a.fill(value.data());
       })
       .def("free", [](const Array& a) { a.memory()->release(); },
-           "Return the memory now; every view of it becomes unusable.")
+           "Release the memory: this array and every jiasu view of it become unusable at once; the memory "
+           "returns when the last export (a NumPy or DLPack view, a CUDA Array Interface consumer) is gone.")
       .def("__array__", [](const Array& a, nb::handle dtype, nb::handle copy) {
         nb::object host = get(a, nb::none(), nb::none());
         return dtype.is_none() ? host : host.attr("astype")(dtype);

@@ -80,7 +80,13 @@ inline bool plain_dims(PyObject* dims) {
     if (!PyLong_CheckExact(PyTuple_GET_ITEM(dims, i))) return false;
   return true;
 }
+// Dynamic shared memory in bytes from a Python int: TypeError for other types, ValueError for negative
+// values and for values beyond 64 bits, naming `what` and the value given.
+size_t shared_bytes_from(nb::handle value, const char* what);
 nb::dict attributes(const Kernel& kernel);
+// Raises CudaError (CUDA_ERROR_NO_DEVICE) when no GPU is visible: `what` (which says what needs one),
+// then why none is (the driver's error, say) in parentheses.
+void require_visible_gpu(const std::string& what);
 
 // A Python function's description (see kernel_source.cpp) as the front end reads it; `held` is the kernel's
 // list that keeps the descriptions of the device functions it calls.
@@ -146,6 +152,8 @@ DType dtype_from_object(nb::handle dtype);
 
 // "numpy.ndarray", "torch.Tensor", ...: for error messages.
 inline std::string python_type_name(nb::handle obj) { return nb::type_name(obj.type()).c_str(); }
+// str(obj), e.g. a Python int's digits however large: for error messages.
+inline std::string python_str(nb::handle obj) { return nb::str(obj).c_str(); }
 
 nb::tuple to_tuple(const Shape& values);
 Shape shape_from(nb::handle shape);  // int or sequence of ints

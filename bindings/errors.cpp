@@ -63,15 +63,27 @@ void translate(const std::exception_ptr& error, void*) {
 
 }  // namespace
 
+// Translating must not throw out of a raw slot (that would abort the interpreter): a failure to build the
+// Python exception (a stray pending error, memory) is raised instead.
+void translate_or_raise_why_not(const std::exception_ptr& error) {
+  try {
+    translate(error, nullptr);
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+}
+
 void set_python_error(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
   } catch (nb::python_error& e) {
     e.restore();
   } catch (const Error&) {
-    translate(std::current_exception(), nullptr);
+    translate_or_raise_why_not(std::current_exception());
   } catch (const nb::cast_error&) {
-    translate(std::current_exception(), nullptr);
+    translate_or_raise_why_not(std::current_exception());
   } catch (const std::exception& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (...) {

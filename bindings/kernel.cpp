@@ -44,9 +44,12 @@ struct Scratch {
   struct alignas(16) HostSlot { unsigned char bytes[8 + 16 * 8]; };
   std::vector<HostSlot> host_slots;  // a CPU launch's parameters, one each
   std::vector<void*> host_params;
+  // A CPU launch runs without the GIL: its jiasu arrays' memory is held meanwhile (another thread may free()).
+  std::vector<std::shared_ptr<const void>> in_use;
   void clear() {
     key.clear();
     arguments.clear();
+    in_use.clear();
     if (temporaries.empty()) return;  // the usual launch made none
     staged.clear();
     temporaries.clear();
@@ -383,6 +386,7 @@ class KernelFunction {
         throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
                                 where() + " lives on GPU " + std::to_string(a.array->device()) +
                                     " but the launch runs on the CPU; copy it with jiasu.asarray(x, device='cpu')");
+      scratch.in_use.push_back(a.array->memory()->hold());  // fails on a freed array
     } else {
       bool read_only = false;
       try {
@@ -579,7 +583,7 @@ LaunchConfig make_config(nb::handle self, nb::handle key) {
     c.cuda_stream = stream_handle(t[2]);
     c.stream = nb::borrow(t[2]);
   }
-  if (t.size() > 3) c.shared_bytes = nb::cast<size_t>(t[3]);
+  if (t.size() > 3) c.shared_bytes = shared_bytes_from(t[3], "shared_bytes");
   return c;
 }
 
@@ -726,15 +730,20 @@ void bind_kernel(nb::module_& m) {
         return describe_signature(k.kernel().specialization(key).key());
       }, "Compile the front end for these arguments' types without launching (no GPU needed); returns the "
          "signature. NVRTC runs later, at the first launch or in inspect_ptx().")
-      .def("forall", [](nb::handle self, int64_t n, nb::handle stream, size_t shared_bytes) {
-        if (n < 0) throw BadValue("forall(n) needs n >= 0, not " + std::to_string(n));
+      .def("forall", [](nb::handle self, nb::handle n, nb::handle stream, nb::handle shared_bytes) {
+        if (!PyLong_Check(n.ptr()) || PyBool_Check(n.ptr()))
+          throw BadArgument("forall(n) needs an int (the number of threads), not " + python_type_name(n));
+        int overflow = 0;
+        const long long threads = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+        if (overflow > 0) throw BadValue("forall(n) needs n < 2**63, not " + python_str(n));
+        if (overflow || threads < 0) throw BadValue("forall(n) needs n >= 0, not " + python_str(n));
         LaunchConfig c;
         c.cuda_stream = stream_handle(stream);
         c.owner = nb::borrow(self);
         c.function = nb::inst_ptr<KernelFunction>(self);
         c.stream = nb::borrow(stream);
-        c.shared_bytes = shared_bytes;
-        c.forall = n;
+        c.shared_bytes = shared_bytes_from(shared_bytes, "shared_bytes");
+        c.forall = threads;
         return new_config(std::move(c));
       }, nb::arg("n"), nb::arg("stream") = nb::none(), nb::arg("shared_bytes") = 0,
          "A launch over n threads with the block size the occupancy API favours.")
@@ -754,8 +763,12 @@ void bind_kernel(nb::module_& m) {
         });
       }, "The PTX of each compiled signature, for the current GPU (sm_90 without one).")
       .def("resources", [](KernelFunction& k) {
+        // The driver reports them for the kernel loaded on a GPU; NVRTC's output does not say.
+        require_visible_gpu("k.resources() needs a GPU: registers, local and shared memory are the driver's "
+                            "account of the kernel loaded on one (k.inspect_cuda(), k.inspect_ptx() and "
+                            "k.inspect_host() work without one)");
         return per_signature(k, [](Specialization& s) { return nb::object(attributes(s.kernel(current_device()))); });
-      }, "Registers, local memory (spills) and shared memory of each compiled signature.");
+      }, "Registers, local memory (spills) and shared memory of each compiled signature (needs a GPU).");
 }
 
 }  // namespace jiasu::py

@@ -16,7 +16,10 @@ fe::GlobalValue global_from(nb::handle description, PyObject* held) {
   std::string kind = nb::cast<std::string>(t[0]);
   if (kind == "int") {
     g.kind = fe::GlobalValue::Int;
-    g.int_value = nb::cast<int64_t>(t[1]);
+    if (!nb::try_cast(t[1], g.int_value)) {  // the front end says where it is used
+      g.kind = fe::GlobalValue::Unsupported;
+      g.name = "Python int too large for int64 (" + python_str(t[1]) + ")";
+    }
   } else if (kind == "bool") {
     g.kind = fe::GlobalValue::Bool;
     g.int_value = nb::cast<bool>(t[1]);
@@ -31,7 +34,13 @@ fe::GlobalValue global_from(nb::handle description, PyObject* held) {
     g.name = nb::cast<std::string>(t[1]);
   } else if (kind == "dtype") {
     g.kind = fe::GlobalValue::DTypeValue;
-    g.dtype = dtype_from_name(nb::cast<std::string>(t[1]));
+    std::string name = nb::cast<std::string>(t[1]);
+    try {
+      g.dtype = dtype_from_name(name);
+    } catch (const BadArgument&) {  // the front end says where it is used
+      g.kind = fe::GlobalValue::Unsupported;
+      g.name = "NumPy dtype '" + name + "', which jiasu arrays cannot hold";
+    }
   } else if (kind == "function") {
     g.kind = fe::GlobalValue::Function;
     // Once each: every specialisation's compile asks for its callees again.

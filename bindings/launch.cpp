@@ -5,6 +5,7 @@
 #include <nanobind/stl/vector.h>
 #include <structmember.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <deque>
@@ -71,18 +72,18 @@ Dim3 dim3_from(nb::handle value, const char* what) {
         v[i] = static_cast<unsigned>(x);
         return;
       }
+      if (x == -1) PyErr_Clear();  // beyond long: explained below
     }
     if (!PyIndex_Check(item) || PyBool_Check(item))
       throw BadArgument(std::string(what) + " must be an int or a tuple of up to 3 ints, not " + python_type_name(item));
-    long long x = PyLong_AsLongLong(item);
-    if (x == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      x = LLONG_MAX;
-    }
-    if (x < 1 || x > UINT_MAX)
+    nb::object value = nb::steal(PyNumber_Index(item));  // an int, however large
+    if (!value.is_valid()) throw nb::python_error();
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+    if (overflow || x < 1 || x > UINT_MAX)
       throw LaunchError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
                         std::string(what) + " dimensions must be between 1 and " + std::to_string(UINT_MAX) +
-                            ", not " + std::to_string(x));
+                            ", not " + python_str(value));
     v[i] = static_cast<unsigned>(x);
   };
   PyObject* o = value.ptr();
@@ -99,6 +100,18 @@ Dim3 dim3_from(nb::handle value, const char* what) {
   return {v[0], v[1], v[2]};
 }
 
+size_t shared_bytes_from(nb::handle value, const char* what) {
+  PyObject* o = value.ptr();
+  if (!PyLong_Check(o) || PyBool_Check(o))
+    throw BadArgument(std::string(what) + " must be an int (bytes), not " + python_type_name(o));
+  int overflow = 0;
+  const long long bytes = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (!overflow && bytes >= 0) return static_cast<size_t>(bytes);
+  if (overflow > 0)
+    throw BadValue(std::string(what) + "=" + python_str(value) + " bytes is more shared memory than any GPU has");
+  throw BadValue(std::string(what) + " must be >= 0, not " + python_str(value));
+}
+
 nb::dict attributes(const Kernel& kernel) {
   const KernelAttributes& a = kernel.attributes();
   nb::dict d;
@@ -109,21 +122,23 @@ nb::dict attributes(const Kernel& kernel) {
   return d;
 }
 
+void require_visible_gpu(const std::string& what) {
+  if (device_count() > 0) return;
+  std::string reason = "none is visible";
+  try {
+    cu::driver();
+  } catch (const Error& e) {
+    reason = e.what();
+  }
+  throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", what + " (no GPU: " + reason + ")");
+}
+
 namespace {
 
 // CUDA C++ (RawKernel, SourceModule) runs on GPUs only: not on a machine without one, nor on the CPU backend.
 void require_cuda_backend() {
   const char* python_kernels = "; kernels written in Python (@jiasu.kernel) also run on the CPU backend";
-  if (device_count() == 0) {
-    std::string reason = "none is visible";
-    try {
-      cu::driver();
-    } catch (const Error& e) {
-      reason = e.what();
-    }
-    throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE",
-                    "CUDA C++ kernels (RawKernel, SourceModule) need a GPU: " + reason + python_kernels);
-  }
+  require_visible_gpu(std::string("CUDA C++ kernels (RawKernel, SourceModule) need a GPU") + python_kernels);
   if (active_backend() == Backend::Cpu)
     throw CudaError(cu::CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE",
                     std::string("CUDA C++ kernels (RawKernel, SourceModule) need a GPU, but the active backend is "
@@ -314,15 +329,7 @@ bool parse_call(PyObject* args, PyObject* kwargs, LaunchCall& c) {
                                      &c.items, &c.shared, &c.stream);
 }
 
-size_t shared_bytes(PyObject* shared) {
-  if (!shared) return 0;
-  if (!PyLong_Check(shared) || PyBool_Check(shared))
-    throw BadArgument("shared_mem must be an int (bytes), not " + python_type_name(shared));
-  const long long bytes = PyLong_AsLongLong(shared);
-  if (bytes == -1 && PyErr_Occurred()) throw nb::python_error();
-  if (bytes < 0) throw BadValue("shared_mem must be >= 0, not " + std::to_string(bytes));
-  return static_cast<size_t>(bytes);
-}
+size_t shared_bytes(PyObject* shared) { return shared ? shared_bytes_from(shared, "shared_mem") : 0; }
 
 // Kernel (SourceModule.get_function) is a nanobind class: a raw tp_call.
 PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
@@ -469,8 +476,12 @@ void bind_launch(nb::module_& m) {
       .def_prop_ro("handle", [](const Kernel& k) { return reinterpret_cast<uintptr_t>(k.handle()); },
                    "The CUfunction, as an int, for other CUDA libraries.")
       .def_prop_ro("attributes", &attributes, "Registers, local (spill) bytes and shared memory per thread/block.")
-      .def("max_active_blocks_per_multiprocessor", &Kernel::max_active_blocks_per_multiprocessor,
-           nb::arg("block_size"), nb::arg("shared_mem") = 0);
+      .def("max_active_blocks_per_multiprocessor", [](const Kernel& k, nb::handle block_size, nb::handle shared_mem) {
+        const Dim3 block = dim3_from(block_size, "block_size");
+        if (block.y != 1 || block.z != 1) throw BadArgument("block_size is a number of threads (an int)");
+        return k.max_active_blocks_per_multiprocessor(static_cast<int>(std::min<unsigned>(block.x, INT_MAX)),
+                                                      shared_bytes_from(shared_mem, "shared_mem"));
+      }, nb::arg("block_size"), nb::arg("shared_mem") = 0);
 
   nb::class_<SourceModule>(m, "SourceModule", "CUDA C++ source compiled with NVRTC for the current GPU.")
       .def("__init__", [](SourceModule* self, std::string source, std::vector<std::string> options, std::string name) {

@@ -23,7 +23,12 @@ int parse_arch(nb::handle arch, CodeKind* kind) {
     *kind = CodeKind::Cubin;
     return device_properties(current_device()).arch();
   }
-  if (nb::isinstance<nb::int_>(arch)) return nb::cast<int>(arch);
+  if (nb::isinstance<nb::int_>(arch)) {
+    int number;
+    if (!nb::try_cast(arch, number) || number < 1)
+      throw BadValue("arch must look like 'sm_90', 'compute_90' or 90, not " + python_str(arch));
+    return number;
+  }
   std::string text = nb::cast<std::string>(arch);
   for (const char* prefix : {"sm_", "compute_"}) {
     std::string p = prefix, digits = text.substr(std::min(text.size(), p.size()));
@@ -57,7 +62,12 @@ nb::dict library_report(const std::string& name) {
 cu::CUstream stream_handle(nb::handle stream) {
   if (stream.is_none()) return nullptr;
   if (nb::isinstance<Stream>(stream)) return nb::inst_ptr<Stream>(stream)->handle();
-  if (nb::isinstance<nb::int_>(stream)) return reinterpret_cast<cu::CUstream>(nb::cast<uintptr_t>(stream));
+  if (nb::isinstance<nb::int_>(stream)) {
+    uintptr_t address;
+    if (!nb::try_cast(stream, address))
+      throw BadValue("stream " + python_str(stream) + " is not a CUstream address (those are 0 to 2**64 - 1)");
+    return reinterpret_cast<cu::CUstream>(address);
+  }
   throw BadArgument("stream must be None, a jiasu.Stream or a CUstream address (int), not " +
                     python_type_name(stream));
 }
@@ -66,10 +76,10 @@ int device_from(nb::handle device) {
   if (device.is_none()) return default_device();
   if (nb::isinstance<Device>(device)) return nb::inst_ptr<Device>(device)->ordinal;
   if (PyLong_CheckExact(device.ptr())) {
-    int ordinal = nb::cast<int>(device);
-    if (ordinal < 0)
+    int ordinal;
+    if (!nb::try_cast(device, ordinal) || ordinal < 0)
       throw CudaError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
-                      "device " + std::to_string(ordinal) + " does not exist (GPU ordinals start at 0; the CPU is 'cpu')");
+                      "device " + python_str(device) + " does not exist (GPU ordinals start at 0; the CPU is 'cpu')");
     return ordinal;
   }
   if (nb::isinstance<nb::str>(device)) {

@@ -34,7 +34,7 @@ Array Array::empty(const Shape& shape, DType dtype, int device) {
 }
 
 void Array::copy_to_host(void* host, cu::CUstream stream, bool sync) const {
-  data();  // a freed array fails here, even an empty one
+  const auto in_use = memory_->hold();  // see the header; a freed array fails here, even an empty one
   if (size() == 0) return;
   if (on_host()) {
     const int64_t begin = layout_.span_begin();
@@ -53,7 +53,7 @@ void Array::copy_to_host(void* host, cu::CUstream stream, bool sync) const {
 }
 
 void Array::copy_from_host(const void* host, cu::CUstream stream, bool sync) const {
-  data();  // a freed array fails here, even an empty one
+  const auto in_use = memory_->hold();  // see the header; a freed array fails here, even an empty one
   if (size() == 0) return;
   if (on_host()) {
     const int64_t begin = layout_.span_begin();
@@ -74,7 +74,7 @@ void Array::copy_from_host(const void* host, cu::CUstream stream, bool sync) con
 }
 
 Array Array::copy(cu::CUstream stream) const {
-  data();
+  const auto in_use = memory_->hold();
   Array out = empty(shape(), dtype_, device());
   if (size() == 0) return out;
   if (on_host()) {
@@ -90,7 +90,7 @@ Array Array::copy(cu::CUstream stream) const {
 }
 
 void Array::fill(const void* value, cu::CUstream stream) const {
-  data();  // a freed array fails here, even an empty one
+  const auto in_use = memory_->hold();  // see the header; a freed array fails here, even an empty one
   if (size() == 0) return;
   const size_t item = layout_.itemsize;
   if (on_host() && c_contiguous()) {

@@ -34,6 +34,8 @@ class Array {
   Array index(const std::vector<IndexItem>& items) const { return view(index_layout(layout_, items)); }
   Array reshape(const Shape& shape) const { return view(reshape_layout(layout_, shape)); }
 
+  // Each of these holds the memory while it runs (the bindings run them without the GIL, so another
+  // thread may free() the array meanwhile), and fails on a freed array.
   // `host` is a C-contiguous buffer of nbytes() bytes. Strided views go through a host copy of
   // the bytes they span. With a stream the copy is asynchronous (`host` must then be pinned).
   void copy_to_host(void* host, cu::CUstream stream = nullptr, bool sync = true) const;

@@ -1,4 +1,4 @@
-// Element types of jiasu arrays, with their NumPy, DLPack and CUDA Array Interface spellings.
+// Element types of jiasu arrays, with their NumPy, DLPack, CUDA Array Interface and buffer protocol spellings.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,7 @@ struct DTypeInfo {
   uint8_t itemsize;
   uint8_t dlpack_code;   // DLPack's type code (0 int, 1 uint, 2 float, 4 bfloat, 5 complex, 6 bool)
   const char* typestr;   // __cuda_array_interface__ typestr, "" where none exists (bfloat16)
+  const char* buffer_format;  // the buffer protocol's (PEP 3118) struct format, "" where none exists (bfloat16)
 };
 
 const DTypeInfo& info(DType dtype);

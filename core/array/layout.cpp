@@ -95,9 +95,9 @@ Layout index_layout(const Layout& layout, const std::vector<IndexItem>& items) {
         break;
       case IndexItem::Integer: {
         int64_t extent = layout.shape[axis], i = item.index;
-        if (i < -extent || i >= extent)
-          throw OutOfRange("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) +
-                           " with size " + std::to_string(extent));
+        if (i < -extent || i >= extent || !item.beyond_int64.empty())
+          throw OutOfRange("index " + (item.beyond_int64.empty() ? std::to_string(i) : item.beyond_int64) +
+                           " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(extent));
         if (i < 0) i += extent;
         out.offset += i * layout.strides[axis];
         ++axis;

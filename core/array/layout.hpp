@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace jiasu {
@@ -32,6 +33,7 @@ int64_t checked_size(const Shape& shape);
 struct IndexItem {
   enum Kind { Integer, Slice, NewAxis, Ellipsis } kind = Integer;
   int64_t index = 0;                      // Integer
+  std::string beyond_int64;               // Integer: the digits of an index int64 cannot hold (always out of bounds)
   std::optional<int64_t> start, stop, step;  // Slice; missing means Python's default
 };
 

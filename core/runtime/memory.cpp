@@ -13,36 +13,6 @@
 namespace jiasu {
 namespace {
 
-class PoolAllocation final : public Allocation {
- public:
-  PoolAllocation(cu::CUdeviceptr ptr, size_t bytes, int device) : Allocation(ptr, bytes, device) {}
-  ~PoolAllocation() override { free_memory(); }
-
- private:
-  void free_memory() override {
-    if (!ptr_) return;
-    try {
-      activate(device_);
-      cu::driver().cuMemFreeAsync(ptr_, nullptr);
-    } catch (const Error&) {
-      // At interpreter exit the driver may already be shut down; nothing is left to free then.
-    }
-    ptr_ = 0;
-  }
-};
-
-class HostAllocation final : public Allocation {
- public:
-  HostAllocation(cu::CUdeviceptr ptr, size_t bytes) : Allocation(ptr, bytes, kCpuDevice) {}
-  ~HostAllocation() override { free_memory(); }
-
- private:
-  void free_memory() override {
-    std::free(reinterpret_cast<void*>(ptr_));
-    ptr_ = 0;
-  }
-};
-
 // Cache-line aligned, so that kernels' vector loads and NumPy's views of it are as fast as they can be.
 std::shared_ptr<Allocation> allocate_host(size_t bytes) {
   constexpr size_t kAlign = 64;
@@ -50,21 +20,9 @@ std::shared_ptr<Allocation> allocate_host(size_t bytes) {
   if (bytes && !ptr)
     throw OutOfMemoryError(cu::CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY",
                            "out of host memory: cannot allocate " + std::to_string(bytes) + " bytes");
-  return std::make_shared<HostAllocation>(reinterpret_cast<cu::CUdeviceptr>(ptr), bytes);
+  std::shared_ptr<void> owner(ptr, std::free);
+  return std::make_shared<Allocation>(reinterpret_cast<cu::CUdeviceptr>(ptr), bytes, kCpuDevice, std::move(owner));
 }
-
-class ForeignAllocation final : public Allocation {
- public:
-  ForeignAllocation(cu::CUdeviceptr ptr, size_t bytes, int device, std::shared_ptr<void> keep_alive)
-      : Allocation(ptr, bytes, device), keep_alive_(std::move(keep_alive)) {}
-
- private:
-  void free_memory() override {
-    keep_alive_.reset();
-    ptr_ = 0;
-  }
-  std::shared_ptr<void> keep_alive_;
-};
 
 }  // namespace
 
@@ -74,8 +32,22 @@ void Allocation::throw_released() {
 }
 
 void Allocation::release() {
-  free_memory();
-  released_ = true;
+  std::shared_ptr<void> dropped;  // returned after unlocking: the owner may be another library's object
+  std::lock_guard<std::mutex> lock(mutex_);
+  released_.store(true, std::memory_order_relaxed);
+  if (!held_while_alive_) dropped = std::move(owner_);
+}
+
+std::shared_ptr<const void> Allocation::hold() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (released()) throw_released();
+  return owner_;
+}
+
+void Allocation::hold_while_alive() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (released()) throw_released();
+  held_while_alive_ = true;
 }
 
 std::shared_ptr<Allocation> allocate_device(int device, size_t bytes, cu::CUstream stream) {
@@ -94,12 +66,22 @@ std::shared_ptr<Allocation> allocate_device(int device, size_t bytes, cu::CUstre
     }
     cu::check(r, "cuMemAllocAsync");
   }
-  return std::make_shared<PoolAllocation>(ptr, bytes, device);
+  // Back to the pool, ordered on the legacy stream, when the last reference goes.
+  std::shared_ptr<void> owner(reinterpret_cast<void*>(ptr), [device](void* memory) {
+    if (!memory) return;
+    try {
+      activate(device);
+      cu::driver().cuMemFreeAsync(reinterpret_cast<cu::CUdeviceptr>(memory), nullptr);
+    } catch (const Error&) {
+      // At interpreter exit the driver may already be shut down; nothing is left to free then.
+    }
+  });
+  return std::make_shared<Allocation>(ptr, bytes, device, std::move(owner));
 }
 
 std::shared_ptr<Allocation> adopt_device_memory(cu::CUdeviceptr ptr, size_t bytes, int device,
                                                 std::shared_ptr<void> keep_alive) {
-  return std::make_shared<ForeignAllocation>(ptr, bytes, device, std::move(keep_alive));
+  return std::make_shared<Allocation>(ptr, bytes, device, std::move(keep_alive));
 }
 
 int pointer_device(cu::CUdeviceptr ptr) {

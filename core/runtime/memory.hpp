@@ -2,44 +2,58 @@
 // memory, and copies between them.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 
 #include "runtime/driver.hpp"
 
 namespace jiasu {
 
-// One block of device memory. Views of an array share one Allocation; the memory goes back to the pool
-// when the last of them is gone, or earlier through release().
 // The device ordinal of host memory: arrays of the CPU backend live there.
 constexpr int kCpuDevice = -1;
 
+// One block of memory (device, host, or another library's). Views of an array share one Allocation.
+// release() (Array.free()) ends the arrays' use of it at once; the memory itself goes back when nothing
+// holds it any more: not the Allocation (which drops its own reference at release()), nor any hold()
+// given to a consumer outside jiasu's arrays (a NumPy view, a DLPack consumer, a copy running without the
+// GIL). So no export can outlive the memory it points at.
 class Allocation {
  public:
-  Allocation(cu::CUdeviceptr ptr, size_t bytes, int device) : ptr_(ptr), bytes_(bytes), device_(device) {}
-  virtual ~Allocation() = default;
+  // `owner` returns the memory when the last reference to it is dropped (empty: nothing to return).
+  Allocation(cu::CUdeviceptr ptr, size_t bytes, int device, std::shared_ptr<void> owner)
+      : ptr_(ptr), bytes_(bytes), device_(device), owner_(std::move(owner)) {}
   Allocation(const Allocation&) = delete;
   Allocation& operator=(const Allocation&) = delete;
 
   // Throws InvalidArrayError once released.
   cu::CUdeviceptr ptr() const {
-    if (released_) throw_released();
+    if (released()) throw_released();
     return ptr_;
   }
-  cu::CUdeviceptr ptr_unchecked() const { return ptr_; }
   size_t bytes() const { return bytes_; }
   int device() const { return device_; }
-  bool released() const { return released_; }
-  // Frees the memory now; later use of any view fails with a clear error.
+  bool released() const { return released_.load(std::memory_order_relaxed); }
+  // Every array over the memory fails with a clear error from now on; the memory goes back as soon as no
+  // hold is left (at once when there is none). A second call does nothing.
   void release();
+  // Keeps the memory until the result is dropped, even past release(). Throws InvalidArrayError once released.
+  std::shared_ptr<const void> hold() const;
+  // For an export that never says when it ends (__cuda_array_interface__, __array_interface__: the consumer
+  // keeps one of the arrays alive instead): from now on release() keeps the memory until this Allocation
+  // itself is gone.
+  void hold_while_alive();
 
- protected:
-  virtual void free_memory() = 0;
+ private:
   [[noreturn]] static void throw_released();
   cu::CUdeviceptr ptr_;
   size_t bytes_;
   int device_;
-  bool released_ = false;
+  std::atomic<bool> released_{false};  // read at every launch: a plain load
+  mutable std::mutex mutex_;           // guards owner_ and held_while_alive_
+  std::shared_ptr<void> owner_;
+  bool held_while_alive_ = false;
 };
 
 // Allocates on `device` from its default memory pool, ordered on `stream` (0: the legacy stream);

@@ -95,6 +95,8 @@ def pinned_empty(shape, dtype="float64"):
 
     dtype = np.dtype(dtype)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(d < 0 for d in shape):
+        raise ValueError("negative dimensions are not allowed")
     count = int(np.prod(shape, dtype=np.int64))
     buffer = _core.PinnedBuffer(count * dtype.itemsize)
     return np.asarray(buffer)[: count * dtype.itemsize].view(dtype).reshape(shape)

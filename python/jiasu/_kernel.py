@@ -3,6 +3,7 @@
 The C++ core parses and type-checks the source itself; Python only supplies the text, where it came from,
 and what the function's global names refer to (through ``resolve``).
 """
+import sys
 import types
 
 from . import _core
@@ -45,12 +46,13 @@ class _Description:
 
 
 def _dtype_name(value):
-    """The dtype name of a NumPy scalar type, a np.dtype or ml_dtypes' bfloat16; None otherwise."""
-    import numpy as np
-
+    """The dtype name of a NumPy scalar type, a np.dtype instance or ml_dtypes' bfloat16; None otherwise."""
+    np = sys.modules.get("numpy")  # a value can only be NumPy's when NumPy is loaded
+    if np is None:
+        return None
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         return np.dtype(value).name
-    if getattr(value, "__name__", None) == "bfloat16":
+    if isinstance(value, type) and value.__name__ == "bfloat16":
         return "bfloat16"
     return None
 
@@ -69,10 +71,9 @@ def _describe(value):
             "unsupported", f"module {value.__name__}")
     if isinstance(value, DeviceFunction):
         return ("function", value._description)
-    if isinstance(value, type) or type(value).__name__ == "dtype":
-        name = _dtype_name(value)
-        if name:
-            return ("dtype", name)
+    name = _dtype_name(value)  # NumPy 2's dtype instances are of classes such as Float32DType
+    if name:
+        return ("dtype", name)
     import numbers
 
     if isinstance(value, numbers.Integral):

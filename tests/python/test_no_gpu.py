@@ -95,6 +95,24 @@ def test_stream_and_event_raise():
         jiasu.Event()
 
 
+@jiasu.kernel
+def _fill(out):
+    i = jiasu.grid(1)
+    if i < out.size:
+        out[i] = 1
+
+
+def test_kernel_resources_say_they_need_a_gpu():
+    _fill.specialize(np.zeros(4))  # a compiled signature whose resources are asked for
+    with pytest.raises(jiasu.CudaError) as excinfo:
+        _fill.resources()
+    error = check_no_gpu_error(excinfo)
+    assert error.name == "CUDA_ERROR_NO_DEVICE"
+    assert str(error).startswith("k.resources() needs a GPU"), str(error)
+    assert "inspect_ptx()" in str(error)  # what works without one
+    assert "CUDA driver" in str(error) or "JIASU_LIBCUDA" in str(error) or "visible" in str(error)  # why none
+
+
 def test_queries_do_not_raise():
     assert jiasu.is_available() is False
     assert jiasu.devices() == []

@@ -234,11 +234,29 @@ def test_too_much_shared_memory(add_kernel, x16, healthy):
     healthy()
 
 
+def test_out_of_range_launch_values_are_reported_as_given(add_kernel, x16, healthy):
+    with pytest.raises(jiasu.LaunchError, match="grid dimensions .* not 18446744073709551616$"):
+        add_kernel(2**64, 16, (x16, x16, x16, 16))
+    with pytest.raises(jiasu.LaunchError, match=f"block dimensions .* not -{2**70}$"):
+        add_kernel(1, -2**70, (x16, x16, x16, 16))
+    with pytest.raises(ValueError, match=f"shared_mem={2**70} bytes is more shared memory than any GPU has"):
+        add_kernel(1, 16, (x16, x16, x16, 16), shared_mem=2**70)
+    with pytest.raises(ValueError, match="shared_bytes must be >= 0, not -1$"):
+        _copy[1, 16, None, -1]
+    with pytest.raises(jiasu.LaunchError, match="more dynamic shared memory"):  # fits 64 bits, not the GPU
+        _copy[1, 16, None, 1 << 40](x16, jiasu.zeros(16, dtype=np.float32))
+    with pytest.raises(ValueError, match="shared_mem must be >= 0"):
+        jiasu.SourceModule(SCALE_SOURCE).get_function("scale").max_active_blocks_per_multiprocessor(128, -1)
+    healthy()
+
+
 def test_bad_stream_argument(add_kernel, x16, healthy):
     with pytest.raises(TypeError):
         add_kernel(1, 16, (x16, x16, x16, 16), stream="default")
     with pytest.raises(TypeError):
         x16.get(stream=1.5)
+    with pytest.raises(ValueError, match="stream -1 is not a CUstream address"):
+        add_kernel(1, 16, (x16, x16, x16, 16), stream=-1)
     healthy()
 
 
