@@ -371,7 +371,7 @@ class KernelFunction {
     Dim3 grid = config.grid, block = config.block;
     if (config.forall >= 0) {
       block = {256, 1, 1};
-      grid = {static_cast<unsigned>(std::clamp<int64_t>((config.forall + 255) / 256, 1, INT_MAX)), 1, 1};
+      grid = forall_grid(config.forall, 256);
     }
     nb::gil_scoped_release unlocked;  // the arrays stay alive: the caller holds them
     spec.host_kernel().launch(grid, block, params.data(), config.shared_bytes);
@@ -513,8 +513,19 @@ class KernelFunction {
   static void pick_forall(Kernel& kernel, int64_t n, size_t shared_bytes, Dim3& grid, Dim3& block) {
     const int size = kernel.occupancy_block_size(shared_bytes);
     block = {static_cast<unsigned>(size), 1, 1};
-    int64_t blocks = std::max<int64_t>(1, (n + size - 1) / size);
-    grid = {static_cast<unsigned>(std::min<int64_t>(blocks, INT_MAX)), 1, 1};
+    grid = forall_grid(n, size);
+  }
+
+  // One thread per task: a grid of at most 2**31-1 blocks, as CUDA allows. More tasks than that grid holds
+  // would be dropped silently: a grid-stride loop covers them instead.
+  static Dim3 forall_grid(int64_t n, int block) {
+    const int64_t blocks = std::max<int64_t>(1, n / block + (n % block != 0));
+    if (blocks > INT_MAX)
+      throw BadValue("forall(" + std::to_string(n) + ") needs " + std::to_string(blocks) + " blocks of " +
+                     std::to_string(block) + " threads, more than a CUDA grid has (" + std::to_string(INT_MAX) +
+                     "): write the kernel as a grid-stride loop (for i in range(jiasu.grid(1), n, "
+                     "jiasu.gridsize(1))) and launch it with a grid of your choice");
+    return {static_cast<unsigned>(blocks), 1, 1};
   }
 
   PythonKernel kernel_;

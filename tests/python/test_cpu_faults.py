@@ -201,3 +201,16 @@ def test_ctrl_c_stops_a_kernel_that_never_ends(tmp_path, which, blocks):
     err = child.stderr.read()
     assert "KeyboardInterrupt" in err, err
     assert child.returncode in (-signal.SIGINT, 1), (child.returncode, err)
+
+
+def test_forall_beyond_one_grid_asks_for_a_grid_stride_loop():
+    @jiasu.kernel
+    def grid_stride(out, n):
+        for i in range(jiasu.grid(1), n, jiasu.gridsize(1)):
+            out[i % out.size] += 1
+
+    out = jiasu.zeros(8, dtype=np.int64)
+    with pytest.raises(ValueError, match=r"forall\(4611686018427387904\).*grid-stride loop"):
+        grid_stride.forall(2**62)(out, 2**62)
+    grid_stride[2, 4](out, 1000)  # a grid of one's choice covers n
+    np.testing.assert_array_equal(out.get(), np.full(8, 125))
