@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace jiasu {
 namespace {
@@ -14,7 +15,8 @@ namespace {
 constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE};
 struct sigaction behind[3];  // the handlers ours stand in front of, as kFaultSignals
 
-thread_local HostTrap* armed = nullptr;
+// Initial-exec: read in the signal handler, where a __tls_get_addr call could allocate or take a lock.
+[[gnu::tls_model("initial-exec")]] thread_local HostTrap* armed = nullptr;
 
 // This thread's alternate signal stack, if jiasu gave it one: released when the thread ends.
 struct SignalStack {
@@ -31,7 +33,8 @@ struct SignalStack {
 thread_local SignalStack signal_stack;
 
 void on_fault(int signal, siginfo_t* info, void* context) {
-  if (HostTrap* trap = armed) {
+  HostTrap* trap = armed;
+  if (trap && info && info->si_code > 0) {  // a fault of this thread's kernel, not a signal sent with kill
     armed = nullptr;  // a fault while leaving goes to the handlers behind
     trap->signal = signal;
     trap->address = info ? info->si_addr : nullptr;
@@ -40,10 +43,12 @@ void on_fault(int signal, siginfo_t* info, void* context) {
   int i = 0;
   while (kFaultSignals[i] != signal) ++i;
   const struct sigaction& next = behind[i];
-  if (next.sa_flags & SA_SIGINFO) {
-    if (next.sa_sigaction) next.sa_sigaction(signal, info, context);
-  } else if (next.sa_handler == SIG_DFL || next.sa_handler == SIG_IGN) {
-    sigaction(signal, &next, nullptr);  // the faulting instruction runs again and meets the default action
+  if (next.sa_handler == SIG_DFL || next.sa_handler == SIG_IGN) {
+    // A fault's instruction runs again and meets the default action; a signal sent is sent again.
+    sigaction(signal, &next, nullptr);
+    if (!info || info->si_code <= 0) raise(signal);
+  } else if (next.sa_flags & SA_SIGINFO) {
+    next.sa_sigaction(signal, info, context);
   } else {
     next.sa_handler(signal);
   }
@@ -57,14 +62,21 @@ void install_handlers() {
   // siglongjmp that does not restore the mask leaves it as it was.
   ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&ours.sa_mask);
-  for (int i = 0; i < 3; ++i) sigaction(kFaultSignals[i], &ours, &behind[i]);
+  for (int i = 0; i < 3; ++i) {  // what was there first, so that ours never runs with behind unset
+    sigaction(kFaultSignals[i], nullptr, &behind[i]);
+    sigaction(kFaultSignals[i], &ours, nullptr);
+  }
 }
 
 void ensure_signal_stack() {
   if (signal_stack.base) return;
   stack_t current{};
   if (sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE)) return;  // it has one
-  const size_t bytes = 64 * 1024;
+  size_t bytes = 64 * 1024;
+#ifdef _SC_SIGSTKSZ
+  const long least = sysconf(_SC_SIGSTKSZ);  // large on CPUs with wide vector registers
+  if (least > 0 && static_cast<size_t>(least) * 4 > bytes) bytes = static_cast<size_t>(least) * 4;
+#endif
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED) return;
   stack_t stack{};

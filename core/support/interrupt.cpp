@@ -6,19 +6,23 @@ namespace jiasu {
 namespace {
 
 volatile sig_atomic_t raised = 0;
+volatile sig_atomic_t handling = 0;  // a handler behind that raises SIGINT again (faulthandler) ends here
 struct sigaction behind;  // the handler ours stands in front of
 
 void on_interrupt(int signal, siginfo_t* info, void* context) {
-  if (behind.sa_flags & SA_SIGINFO) {
-    raised = 1;
-    if (behind.sa_sigaction) behind.sa_sigaction(signal, info, context);
-  } else if (behind.sa_handler == SIG_DFL) {  // the default ends the process: let it
+  if (handling) return;
+  handling = 1;
+  if (behind.sa_handler == SIG_DFL) {  // the default ends the process: let it
     sigaction(SIGINT, &behind, nullptr);
     raise(SIGINT);
-  } else if (behind.sa_handler != SIG_IGN) {
+  } else if (behind.sa_flags & SA_SIGINFO) {
+    raised = 1;
+    behind.sa_sigaction(signal, info, context);
+  } else {
     raised = 1;
     behind.sa_handler(signal);
   }
+  handling = 0;
 }
 
 bool is_ours(const struct sigaction& action) {
@@ -31,11 +35,13 @@ void watch_interrupts() {
   struct sigaction current;
   if (sigaction(SIGINT, nullptr, &current) != 0) return;
   raised = 0;
-  if (is_ours(current)) return;
+  // Ours never stands in front of "ignore": unlike a handler, that survives exec into child processes.
+  if (is_ours(current) || current.sa_handler == SIG_IGN) return;
   struct sigaction ours;
   std::memset(&ours, 0, sizeof ours);
   ours.sa_sigaction = &on_interrupt;
-  ours.sa_flags = SA_SIGINFO | SA_RESTART | (current.sa_flags & SA_ONSTACK);
+  // As the handler behind has it: Python's leaves out SA_RESTART so that Ctrl-C interrupts blocking calls.
+  ours.sa_flags = SA_SIGINFO | (current.sa_flags & (SA_RESTART | SA_ONSTACK));
   sigemptyset(&ours.sa_mask);
   behind = current;
   sigaction(SIGINT, &ours, nullptr);

@@ -175,15 +175,18 @@ SPIN = """
             while jiasu.atomic.add(flag, 0, 0) == 0:
                 pass
 
-    kernel = spin if sys.argv[1] == "spin" else wait_for_nobody
+    kernel = wait_for_nobody if sys.argv[1] == "deadlock" else spin
     blocks = int(sys.argv[2])
     kernel[blocks, 64](jiasu.ones(1, dtype=np.int32))   # compiled; ends at once
     print("ready", flush=True)
+    if sys.argv[1] == "read":  # after a launch, Ctrl-C still interrupts a blocking call
+        import os
+        os.read(os.pipe()[0], 1)
     kernel[blocks, 64](jiasu.zeros(1, dtype=np.int32))  # never ends
 """
 
 
-@pytest.mark.parametrize("which, blocks", [("spin", 1), ("spin", 64), ("deadlock", 8)])
+@pytest.mark.parametrize("which, blocks", [("spin", 1), ("spin", 64), ("deadlock", 8), ("read", 1)])
 def test_ctrl_c_stops_a_kernel_that_never_ends(tmp_path, which, blocks):
     script = tmp_path / "spin.py"
     script.write_text(textwrap.dedent(SPIN))

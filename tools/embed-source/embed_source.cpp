@@ -29,7 +29,7 @@ std::string quoted_include(const std::string& line) {
   size_t i = line.find_first_not_of(" \t");
   if (i == std::string::npos || line[i] != '#') return "";
   i = line.find_first_not_of(" \t", i + 1);
-  if (line.compare(i, 7, "include") != 0) return "";
+  if (i == std::string::npos || line.compare(i, 7, "include") != 0) return "";
   const size_t open = line.find('"', i + 7), close = open == std::string::npos ? open : line.find('"', open + 1);
   if (close == std::string::npos || line.find_first_not_of(" \t", i + 7) != open) return "";
   return line.substr(open + 1, close - open - 1);
@@ -85,13 +85,18 @@ int main(int argc, char** argv) {
       out += "// " + file + "\nextern const char " + name + "[] = {";
       for (size_t i = 0; i < text.size(); ++i) {
         if (i % 24 == 0) out += "\n";
-        out += std::to_string(static_cast<int>(static_cast<signed char>(text[i]))) + ",";
+        // Bytes above 127 through a cast, which cannot narrow whether char is signed or not.
+        const unsigned byte = static_cast<unsigned char>(text[i]);
+        out += byte < 128 ? std::to_string(byte) + "," : "static_cast<char>(" + std::to_string(byte) + "),";
       }
       out += "0};\nextern const unsigned long long " + name + "_size = " + std::to_string(text.size()) + ";\n";
     }
     out += "}  // namespace jiasu::embedded\n";
     const std::string tmp = std::string(argv[1]) + ".tmp";
-    std::ofstream(tmp, std::ios::binary) << out;
+    std::ofstream file(tmp, std::ios::binary);
+    file << out;
+    file.close();
+    if (!file) throw std::runtime_error("cannot write " + tmp);
     if (std::rename(tmp.c_str(), argv[1]) != 0) throw std::runtime_error(std::string("cannot write ") + argv[1]);
   } catch (const std::exception& e) {
     std::cerr << "embed_source: " << e.what() << "\n";

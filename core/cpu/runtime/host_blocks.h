@@ -99,8 +99,9 @@ inline const volatile sig_atomic_t no_stop = 0;
 inline const volatile sig_atomic_t* stop_flag = &no_stop;
 
 // Ctrl-C: leaves the range (HostBlocks::guarded reports it).
-[[noreturn]] inline void stop_now() {
+inline void stop_now() {
   HostTrap* trap = current_block->trap;
+  if (!trap) return;  // a caller that lends no trap: it cannot be stopped
   trap->signal = 0;
   siglongjmp(trap->jump, 1);
 }
