@@ -228,11 +228,8 @@ std::string FunctionEmitter::expr(const Expr& e) {
       return subscript(e);
     case ExprKind::Call:
       return call(e);
-    case ExprKind::Binary: {
-      const Expr& a = *e.args[0];
-      const Expr& b = *e.args[1];
-      return binary(e.op, e.type, Value{"", a.type, &a}, Value{"", b.type, &b});
-    }
+    case ExprKind::Binary:
+      return binary_chain(e);
     case ExprKind::Unary:
       return unary(e);
     case ExprKind::Compare:
@@ -248,17 +245,67 @@ std::string FunctionEmitter::expr(const Expr& e) {
   }
 }
 
+namespace {
+
+// The operators C++ writes as Python does, groups of one precedence each: within a group, C++ groups
+// `a op b op c` from the left, as Python does. 0 for the others.
+int operator_group(Op op) {
+  switch (op) {
+    case Op::Add: case Op::Sub: return 1;
+    case Op::Mul: case Op::Div: return 2;
+    case Op::BitAnd: return 3;
+    case Op::BitOr: return 4;
+    case Op::BitXor: return 5;
+    default: return 0;
+  }
+}
+
+// Whether binary() writes `a op b` in `result` as the plain C++ operator: "(x op y)".
+bool plain_operator(Op op, const Type& result) {
+  return operator_group(op) != 0 && !is_half(result.dtype) && !is_narrow(result.dtype);
+}
+
+}  // namespace
+
+// a op b op c ...: the chain of left operands is walked in a loop, not by recursion, so a long sum costs
+// no stack per term. Where a plain operator's left operand is a plain operator of its group in the same
+// type (so nothing converts it), its parentheses are left out: "(a + b - c)" is C++'s ((a + b) - c), as
+// in Python; a long sum then nests no brackets (C++ compilers bound bracket nesting) and is written by
+// appending, not by copying the text so far at each term.
+std::string FunctionEmitter::binary_chain(const Expr& e) {
+  std::vector<const Expr*> chain;  // e, its left operand, that one's left operand, ...: every Binary
+  for (const Expr* node = &e; node->kind == ExprKind::Binary; node = node->args[0].get()) chain.push_back(node);
+  const Expr& first = *chain.back()->args[0];
+  Value left{"", first.type, &first};
+  int open_group = 0;  // left.code is "(... op ...)" of this group's plain operators, in left.type
+  for (size_t i = chain.size(); i-- > 0;) {
+    const Expr& node = *chain[i];
+    const Expr& right = *node.args[1];
+    const Value b{"", right.type, &right};
+    const int group = plain_operator(node.op, node.type) ? operator_group(node.op) : 0;
+    if (group != 0 && group == open_group && left.type.dtype == node.type.dtype) {
+      left.code.pop_back();  // the ')'
+      left.code += std::string(" ") + fe::op_text(node.op) + " " + value_as(b, node.type) + ")";
+    } else {
+      left.code = binary(node.op, node.type, left, b);
+    }
+    left.type = node.type;
+    left.expr = nullptr;
+    open_group = group;
+  }
+  return left.code;
+}
+
 std::string FunctionEmitter::binary(Op op, const Type& result, const Value& a, const Value& b) {
   const std::string x = value_as(a, result), y = value_as(b, result), t = c_type(result);
   switch (op) {
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::BitAnd: case Op::BitOr: case Op::BitXor: {
       std::string sign = std::string(" ") + fe::op_text(op) + " ";
+      if (plain_operator(op, result)) return "(" + x + sign + y + ")";
       if (is_half(result.dtype)) return "jiasu::cast<" + t + ">(jiasu::widen(" + x + ")" + sign + "jiasu::widen(" + y + "))";
       // C++ computes narrow types in int (unsigned for unsigned ones, so uint16 * uint16 cannot overflow
       // int); the cast wraps the result back to its type.
-      if (is_narrow(result.dtype))
-        return "(" + t + ")(" + (is_unsigned(result.dtype) ? "(unsigned)" : "") + x + sign + y + ")";
-      return "(" + x + sign + y + ")";
+      return "(" + t + ")(" + (is_unsigned(result.dtype) ? "(unsigned)" : "") + x + sign + y + ")";
     }
     case Op::FloorDiv: return "jiasu::floordiv(" + x + ", " + y + ")";
     case Op::Mod: return "jiasu::mod(" + x + ", " + y + ")";

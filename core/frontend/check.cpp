@@ -347,6 +347,7 @@ Type Checker::finish_returns() {
 
 Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Type>& signature) {
   checking::Session session;
+  session.stack_base = static_cast<const char*>(__builtin_frame_address(0));
   std::unique_ptr<Function> fn = parse(kernel->source);
   session.active.push_back(kernel->identity);
   checking::Checker(session, *kernel, *fn).run(signature, true);

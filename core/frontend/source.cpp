@@ -15,6 +15,14 @@ std::string format(const SourceText& source, SourceLoc loc, const std::string& m
   return out;
 }
 
+// The line of `text` that starts at byte `start`, without its line ending.
+std::string_view line_at(const std::string& text, size_t start) {
+  size_t end = text.find('\n', start);
+  std::string_view line(text.data() + start, (end == std::string::npos ? text.size() : end) - start);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
 }  // namespace
 
 std::string SourceText::line_text(int line) const {
@@ -26,10 +34,18 @@ std::string SourceText::line_text(int line) const {
     if (start == std::string::npos) return "";
     ++start;
   }
-  size_t end = text.find('\n', start);
-  std::string out = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (!out.empty() && out.back() == '\r') out.pop_back();
-  return out;
+  return std::string(line_at(text, start));
+}
+
+SourceLines::SourceLines(const SourceText& source) : source_(source), starts_{0} {
+  for (size_t at = source.text.find('\n'); at != std::string::npos; at = source.text.find('\n', at + 1))
+    starts_.push_back(at + 1);
+}
+
+std::string_view SourceLines::text(int line) const {
+  int index = line - source_.first_line;
+  if (index < 0 || static_cast<size_t>(index) >= starts_.size()) return {};
+  return line_at(source_.text, starts_[index]);
 }
 
 CompileError::CompileError(const SourceText& source, SourceLoc loc, const std::string& message)
