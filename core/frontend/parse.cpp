@@ -173,13 +173,14 @@ class Parser {
     if (index_ + 1 < tokens_.size()) ++index_;
     return token;
   }
+  // The first characters decide most comparisons, which are most of the parser's time.
   bool at_op(const char* op, size_t ahead = 0) const {
     const Token& token = peek(ahead);
-    return token.kind == TokenKind::Op && token.text == op;
+    return token.kind == TokenKind::Op && token.text[0] == op[0] && token.text == op;
   }
   bool at_keyword(const char* keyword, size_t ahead = 0) const {
     const Token& token = peek(ahead);
-    return token.kind == TokenKind::Name && token.text == keyword;
+    return token.kind == TokenKind::Name && token.text[0] == keyword[0] && token.text == keyword;
   }
   bool at_name(size_t ahead = 0) const { return peek(ahead).kind == TokenKind::Name && !is_keyword(peek(ahead)); }
   bool accept_op(const char* op) {

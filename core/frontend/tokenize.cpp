@@ -231,6 +231,7 @@ class Tokenizer {
     if (c == '"' || c == '\'') return read_string(start);
     if (is_ascii_name_start(c) || (c & 0x80)) return read_name_or_prefixed_string();
     for (const char* op : kOperators) {
+      if (op[0] != c) continue;
       std::string_view candidate(op);
       if (text_.compare(pos_, candidate.size(), candidate) == 0) {
         pos_ += candidate.size();
