@@ -79,6 +79,10 @@ const std::pair<const char*, Shape> kShapes[] = {
     {"calls", [](int n) { return assign(repeat("abs(", n) + "x[0]" + repeat(")", n)); }},
     {"right operands", [](int n) { return assign(repeat("x[0] - (", n) + "x[0]" + repeat(")", n)); }},
     {"subscripts", [](int n) { return assign("x[" + repeat("idx[", n) + "0" + repeat("]", n) + "]"); }},
+    {"tuples", [](int n) {  // nested tuple types: structs of structs in C++
+       return std::string(kHeader) + "    t = " + repeat("(", n) + "x[0]" + repeat(",)", n) + "\n    out[0] = t" +
+              repeat("[0]", n) + "\n";
+     }},
     {"elif", [](int n) {
        std::string s = std::string(kHeader) + "    if n == 0:\n        out[0] = 0\n";
        for (int i = 1; i <= n; ++i) s += "    elif n == " + std::to_string(i) + ":\n        out[0] = " + std::to_string(i) + "\n";
