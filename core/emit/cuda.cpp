@@ -49,11 +49,11 @@ bool mentions(const Expr& e, const std::set<std::string>& names) {
 
 // A Python source line as a comment: without its indentation, and without a trailing backslash, which
 // would continue the comment onto the next C++ line.
-std::string comment_text(std::string text) {
+std::string comment_text(std::string_view text) {
   size_t start = text.find_first_not_of(" \t");
-  text = start == std::string::npos ? "" : text.substr(start);
-  while (!text.empty() && (text.back() == '\\' || text.back() == ' ' || text.back() == '\t')) text.pop_back();
-  return text;
+  text = start == std::string_view::npos ? "" : text.substr(start);
+  while (!text.empty() && (text.back() == '\\' || text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return std::string(text);
 }
 
 }  // namespace
@@ -100,7 +100,7 @@ std::string local_array_dims(const Expr& call) {
 
 FunctionEmitter::FunctionEmitter(const Target& target, const fe::Function& fn, const fe::SourceText& source,
                                  TupleStructs& tuples, bool check_indices)
-    : target_(target), fn_(fn), source_(source), tuples_(tuples), check_indices_(check_indices) {
+    : target_(target), fn_(fn), source_(source), lines_(source), tuples_(tuples), check_indices_(check_indices) {
   find_new_arrays(fn_.body, new_arrays_);
 }
 
@@ -113,7 +113,7 @@ std::string FunctionEmitter::emit() {
                                         : target_.function_prefix + c_type(fn_.return_type) + " " + name;
   declare_locals();
   block(fn_.body);
-  return "// " + source_.file + ":" + std::to_string(fn_.loc.line) + "  " + comment_text(source_.line_text(fn_.loc.line)) +
+  return "// " + source_.file + ":" + std::to_string(fn_.loc.line) + "  " + comment_text(lines_.text(fn_.loc.line)) +
          "\n" + signature + "(" + params + ") {\n" + out_.str() + "}\n";
 }
 
@@ -165,7 +165,7 @@ void FunctionEmitter::declare_array(const fe::Local& local, const Expr& call) {
 void FunctionEmitter::line(const std::string& text) { out_ << std::string(2 * indent_, ' ') << text << '\n'; }
 
 void FunctionEmitter::comment(fe::SourceLoc loc) {
-  line("// " + source_.file + ":" + std::to_string(loc.line) + "  " + comment_text(source_.line_text(loc.line)));
+  line("// " + source_.file + ":" + std::to_string(loc.line) + "  " + comment_text(lines_.text(loc.line)));
 }
 
 void FunctionEmitter::block(const std::vector<fe::StmtPtr>& body) {

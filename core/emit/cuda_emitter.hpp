@@ -116,6 +116,7 @@ class FunctionEmitter {
   std::string value_as(const Value& v, const fe::Type& to);
   std::string condition(const fe::Expr& e);                  // Python's truth, as a C++ bool
   std::string convert(const std::string& code, const fe::Type& from, const fe::Type& to);
+  std::string binary_chain(const fe::Expr& e);  // a Binary and the Binary chain of its left operands
   std::string binary(fe::Op op, const fe::Type& result, const Value& a, const Value& b);
   std::string unary(const fe::Expr& e);
   std::string compare(const fe::Expr& e);
@@ -173,6 +174,7 @@ class FunctionEmitter {
   const Target& target_;
   const fe::Function& fn_;
   const fe::SourceText& source_;
+  const fe::SourceLines lines_;  // for the comment before each statement
   TupleStructs& tuples_;
   const bool check_indices_;
   std::map<std::string, const fe::Expr*> new_arrays_;  // variable -> its shared/local.array() call

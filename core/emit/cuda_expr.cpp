@@ -228,11 +228,8 @@ std::string FunctionEmitter::expr(const Expr& e) {
       return subscript(e);
     case ExprKind::Call:
       return call(e);
-    case ExprKind::Binary: {
-      const Expr& a = *e.args[0];
-      const Expr& b = *e.args[1];
-      return binary(e.op, e.type, Value{"", a.type, &a}, Value{"", b.type, &b});
-    }
+    case ExprKind::Binary:
+      return binary_chain(e);
     case ExprKind::Unary:
       return unary(e);
     case ExprKind::Compare:
@@ -248,17 +245,78 @@ std::string FunctionEmitter::expr(const Expr& e) {
   }
 }
 
+namespace {
+
+// The operators C++ writes as Python does, groups of one precedence each: within a group, C++ groups
+// `a op b op c` from the left, as Python does. 0 for the others.
+int operator_group(Op op) {
+  switch (op) {
+    case Op::Add: case Op::Sub: return 1;
+    case Op::Mul: case Op::Div: return 2;
+    case Op::BitAnd: return 3;
+    case Op::BitOr: return 4;
+    case Op::BitXor: return 5;
+    default: return 0;
+  }
+}
+
+// How binary() writes `a op b` in `result`: the plain C++ operator "(x op y)", or for a narrow integer
+// type "(t)(x op y)" (C++ computes in int; the cast wraps the result back), or otherwise.
+enum class Form { Other, Plain, Narrow };
+Form operator_form(Op op, const Type& result) {
+  if (operator_group(op) == 0 || is_half(result.dtype)) return Form::Other;
+  return is_narrow(result.dtype) ? Form::Narrow : Form::Plain;
+}
+
+}  // namespace
+
+// a op b op c ...: the chain of left operands is walked in a loop, not by recursion, so a long sum costs
+// no stack per term. Where an operator's left operand is an operator of its group in the same type (so
+// nothing converts it), its parentheses are left out: "(a + b - c)" is C++'s ((a + b) - c), as in Python.
+// A narrow type's chain "(t)((unsigned)a + b - c)" runs in unsigned, which wraps where int could overflow
+// and, truncated once by the cast, gives what wrapping at each step gives (+, -, * and the bitwise
+// operators commute with truncation). A long chain then nests no brackets (C++ compilers bound bracket
+// nesting, and g++ takes memory cubic in nested casts) and is written by appending, not by copying the
+// text so far at each term.
+std::string FunctionEmitter::binary_chain(const Expr& e) {
+  std::vector<const Expr*> chain;  // e, its left operand, that one's left operand, ...: every Binary
+  for (const Expr* node = &e; node->kind == ExprKind::Binary; node = node->args[0].get()) chain.push_back(node);
+  const Expr& first = *chain.back()->args[0];
+  Value left{"", first.type, &first};
+  int open_group = 0;    // left.code is binary()'s text for an operator of this group, in left.type
+  bool unsigned_ = false;  // and, of a narrow type, computes in unsigned
+  for (size_t i = chain.size(); i-- > 0;) {
+    const Expr& node = *chain[i];
+    const Expr& right = *node.args[1];
+    const Value b{"", right.type, &right};
+    const Form form = operator_form(node.op, node.type);
+    const int group = form == Form::Other ? 0 : operator_group(node.op);
+    if (group != 0 && group == open_group && left.type.dtype == node.type.dtype) {
+      if (form == Form::Narrow && !unsigned_) left.code.insert(c_type(node.type).size() + 3, "(unsigned)");  // "(t)(" ...
+      unsigned_ = true;
+      left.code.pop_back();  // the ')'
+      left.code += std::string(" ") + fe::op_text(node.op) + " " + value_as(b, node.type) + ")";
+    } else {
+      left.code = binary(node.op, node.type, left, b);
+      unsigned_ = form == Form::Narrow && is_unsigned(node.type.dtype);
+    }
+    left.type = node.type;
+    left.expr = nullptr;
+    open_group = group;
+  }
+  return left.code;
+}
+
 std::string FunctionEmitter::binary(Op op, const Type& result, const Value& a, const Value& b) {
   const std::string x = value_as(a, result), y = value_as(b, result), t = c_type(result);
   switch (op) {
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::BitAnd: case Op::BitOr: case Op::BitXor: {
       std::string sign = std::string(" ") + fe::op_text(op) + " ";
+      if (operator_form(op, result) == Form::Plain) return "(" + x + sign + y + ")";
       if (is_half(result.dtype)) return "jiasu::cast<" + t + ">(jiasu::widen(" + x + ")" + sign + "jiasu::widen(" + y + "))";
       // C++ computes narrow types in int (unsigned for unsigned ones, so uint16 * uint16 cannot overflow
       // int); the cast wraps the result back to its type.
-      if (is_narrow(result.dtype))
-        return "(" + t + ")(" + (is_unsigned(result.dtype) ? "(unsigned)" : "") + x + sign + y + ")";
-      return "(" + x + sign + y + ")";
+      return "(" + t + ")(" + (is_unsigned(result.dtype) ? "(unsigned)" : "") + x + sign + y + ")";
     }
     case Op::FloorDiv: return "jiasu::floordiv(" + x + ", " + y + ")";
     case Op::Mod: return "jiasu::mod(" + x + ", " + y + ")";

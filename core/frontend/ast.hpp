@@ -15,6 +15,20 @@
 namespace jiasu::fe {
 
 // ---------------------------------------------------------------------------------------------------
+// Limits on nesting (docs/kernel-language.md, "Limits"). The stages walk the tree by recursion, so parse()
+// refuses deeper code with a CompileError; at these limits every stage fits in a 1 MiB stack
+// (tests/cpp/test_limits.cpp). The tokenizer adds Python's own: 200 nested brackets, 100 indentation levels.
+
+// Levels of one expression: brackets, calls, subscripts, attributes, unary operators, `**`, conditional
+// expressions and the right operands of binary operators each add one. The left operand of a binary
+// operator adds none, so that a chain `a + b - c ...` counts as the deepest of its operands.
+constexpr int kMaxExpressionNesting = 200;
+// Levels of one expression counting every operator: `a + b + c` is two levels of `+` above its operands.
+constexpr int kMaxExpressionDepth = 1000;
+// Levels of blocks, an elif (an If nested in the else of the one before) counting as one more level.
+constexpr int kMaxBlockDepth = 1000;
+
+// ---------------------------------------------------------------------------------------------------
 // Types
 
 enum class TypeKind : uint8_t {
@@ -107,6 +121,8 @@ struct Expr {
   std::vector<Op> ops;      // Compare: one per comparison
   std::vector<std::unique_ptr<Expr>> args;  // operands / elements / call arguments / indices
   std::vector<std::pair<std::string, std::unique_ptr<Expr>>> keywords;  // Call keywords
+  int depth = 1;            // parse(): levels of this subtree (1 for a leaf), at most kMaxExpressionDepth
+  int nesting = 1;          // parse(): the same without binary operators' left operands (kMaxExpressionNesting)
 
   // Filled by check():
   Type type;

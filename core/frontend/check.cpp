@@ -376,6 +376,7 @@ void check_arguments(const Function& kernel, const SourceText& source, const std
 
 Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Type>& signature) {
   checking::Session session;
+  session.stack_base = static_cast<const char*>(__builtin_frame_address(0));
   std::unique_ptr<Function> fn = parse(kernel->source);
   check_arguments(*fn, kernel->source, signature);
   session.active.push_back(kernel->identity);

@@ -331,6 +331,9 @@ Type Checker::call_device(Expr& e) {
   if (!source) fail(start_of(callee), "'" + callee.name + "' has no source to compile");
   if (std::find(session_.active.begin(), session_.active.end(), source->identity) != session_.active.end())
     fail(start_of(e), "recursive call to '" + callee.name + "': recursion is not supported in kernels");
+  if (session_.stack_base - static_cast<const char*>(__builtin_frame_address(0)) > kCallChainStack)
+    fail(start_of(e), "device function calls nested too deeply (the calls leading here take more than " +
+                          std::to_string(kCallChainStack >> 10) + " KiB of stack)");
   std::unique_ptr<Function> fn = parse(source->source);
   std::string name = callee.name + "()";
 

@@ -1,10 +1,27 @@
 // check(): expressions other than calls (names, globals, attributes, subscripts, operators).
+#include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "frontend/checker.hpp"
 
 namespace jiasu::fe::checking {
 namespace {
+
+// How deeply a tuple global nests (1 for a flat tuple), counted without recursion: its value comes from
+// the resolver, not from parsed code, so parse()'s limits do not bound it.
+int tuple_nesting(const GlobalValue& tuple) {
+  int deepest = 0;
+  std::vector<std::pair<const GlobalValue*, int>> pending{{&tuple, 1}};
+  while (!pending.empty()) {
+    auto [value, level] = pending.back();
+    pending.pop_back();
+    deepest = std::max(deepest, level);
+    for (const GlobalValue& item : value->items)
+      if (item.kind == GlobalValue::Tuple) pending.emplace_back(&item, level + 1);
+  }
+  return deepest;
+}
 
 Type function_type(const std::string& name) {
   Type t = type_of_kind(TypeKind::Function);
@@ -58,7 +75,10 @@ Type Checker::visit_name(Expr& e) {
     return it->second.type;
   }
   if (assigned_.count(e.name)) fail(e.loc, "local variable '" + e.name + "' is used before it is assigned");
-  return resolve_global(e, global(e.name));
+  const GlobalValue& g = global(e.name);
+  if (g.kind == GlobalValue::Tuple && tuple_nesting(g) > kMaxExpressionNesting)
+    fail(e.loc, "global '" + e.name + "' is a tuple nested more than " + std::to_string(kMaxExpressionNesting) + " levels deep");
+  return resolve_global(e, g);
 }
 
 Type Checker::resolve_global(Expr& e, const GlobalValue& g) {

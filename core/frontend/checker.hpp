@@ -44,7 +44,14 @@ struct Session {
   Program program;
   std::map<std::string, Function*> specialisations;  // identity + argument types -> checked function
   std::vector<std::string> active;                   // identities being checked: calling one is recursion
+  // Where check() began on the stack: each callee is checked inside its caller, and a chain of calls may
+  // take at most kCallChainStack of it (call_device).
+  const char* stack_base = nullptr;
 };
+
+// Each function is within parse()'s limits, and one more at its limits fits in what a 1 MiB stack has
+// left after a chain of calls that took this much (tests/cpp/test_limits.cpp).
+constexpr long kCallChainStack = 128 << 10;
 
 struct Variable {
   Type type;

@@ -1,6 +1,12 @@
 // Recursive descent over tokenize()'s tokens, following Python's grammar for the kernel subset. Python
 // syntax outside the subset is recognised far enough to name it in the error.
 //
+// Depth: no tree deeper than the limits of ast.hpp is ever built. An expression node's depth and nesting
+// are set when it is complete (finish()), which fails at the node that first gets too deep in reading
+// order (a long sum fails at the + that makes it too long). The descent's own recursion, which runs ahead
+// of any complete node (`- - - a`, `a ** b ** c`, `x if c else y if d else z`, brackets), is bounded by
+// the same nesting limit through a DepthGuard, and so are blocks and elif branches.
+//
 // Locations: a statement is at its first token. An expression with an operator is at that operator
 // (Binary, Unary, BoolOp: the first 'and'/'or', Compare: the first comparison, IfExp: 'if'), a trailer
 // at its trailer (Attribute: the attribute name, Subscript: '[', Call: '('), a parenthesised tuple at
@@ -105,15 +111,18 @@ class Parser {
   std::vector<Token> tokens_;
   size_t index_ = 0;
   int loop_depth_ = 0;  // for 'break'/'continue' outside a loop, which Python rejects at compile time
-  int expression_depth_ = 0;
+  int expression_depth_ = 0;  // the descent's recursion into subexpressions
+  int block_depth_ = 0;       // blocks entered, each elif counting as one
 
-  // Bounds the recursion of nested expressions (brackets are bounded by the tokenizer, but unary
-  // operators and conditional expressions chain without them), so no input can exhaust the stack.
+  // One more level of `depth`, refused past `limit`.
   class DepthGuard {
    public:
-    DepthGuard(Parser& parser, SourceLoc loc) : depth_(parser.expression_depth_) {
-      if (++depth_ > kMaxExpressionDepth) parser.fail(loc, "expression is too deeply nested");
+    DepthGuard(const Parser& parser, int& depth, int limit, SourceLoc loc, const std::string& (*message)())
+        : depth_(depth) {
+      if (++depth_ > limit) parser.fail(loc, message());
     }
+    DepthGuard(Parser& parser, SourceLoc loc)
+        : DepthGuard(parser, parser.expression_depth_, kMaxExpressionNesting, loc, too_nested_expression) {}
     ~DepthGuard() { --depth_; }
     DepthGuard(const DepthGuard&) = delete;
     DepthGuard& operator=(const DepthGuard&) = delete;
@@ -121,7 +130,40 @@ class Parser {
    private:
     int& depth_;
   };
-  static constexpr int kMaxExpressionDepth = 500;
+
+  static const std::string& too_nested_expression() {
+    static const std::string message =
+        "expression too deeply nested (more than " + std::to_string(kMaxExpressionNesting) + " levels)";
+    return message;
+  }
+  static const std::string& too_deep_expression() {
+    static const std::string message = "expression too deeply nested (more than " + std::to_string(kMaxExpressionDepth) +
+                                       " levels, each operator of a chain such as a + b + c counting as one)";
+    return message;
+  }
+  static const std::string& too_deep_blocks() {
+    static const std::string message = "blocks too deeply nested (more than " + std::to_string(kMaxBlockDepth) +
+                                       " levels, each elif counting as one): split the if/elif chain";
+    return message;
+  }
+  DepthGuard block_guard(SourceLoc header) { return DepthGuard(*this, block_depth_, kMaxBlockDepth, header, too_deep_blocks); }
+
+  // A composite node is complete: one level above its deepest child (a binary operator's left operand
+  // counts at its own level of nesting).
+  ExprPtr finish(ExprPtr e) const {
+    int depth = 0, nesting = 0;
+    auto below = [&](const Expr& child) {
+      depth = std::max(depth, child.depth);
+      nesting = std::max(nesting, child.nesting);
+    };
+    for (const ExprPtr& arg : e->args) below(*arg);
+    for (const auto& keyword : e->keywords) below(*keyword.second);
+    e->depth = depth + 1;
+    e->nesting = e->kind == ExprKind::Binary ? std::max(e->args[0]->nesting, e->args[1]->nesting + 1) : nesting + 1;
+    if (e->nesting > kMaxExpressionNesting) fail(e->loc, too_nested_expression());
+    if (e->depth > kMaxExpressionDepth) fail(e->loc, too_deep_expression());
+    return e;
+  }
 
   // --- token access ---------------------------------------------------------------------------------
 
@@ -131,13 +173,14 @@ class Parser {
     if (index_ + 1 < tokens_.size()) ++index_;
     return token;
   }
+  // The first characters decide most comparisons, which are most of the parser's time.
   bool at_op(const char* op, size_t ahead = 0) const {
     const Token& token = peek(ahead);
-    return token.kind == TokenKind::Op && token.text == op;
+    return token.kind == TokenKind::Op && token.text[0] == op[0] && token.text == op;
   }
   bool at_keyword(const char* keyword, size_t ahead = 0) const {
     const Token& token = peek(ahead);
-    return token.kind == TokenKind::Name && token.text == keyword;
+    return token.kind == TokenKind::Name && token.text[0] == keyword[0] && token.text == keyword;
   }
   bool at_name(size_t ahead = 0) const { return peek(ahead).kind == TokenKind::Name && !is_keyword(peek(ahead)); }
   bool accept_op(const char* op) {
@@ -193,7 +236,7 @@ class Parser {
     parse_params(function);
     if (at_op("->")) fail(peek(), "return annotations are not supported in jiasu kernels");
     expect_op(":");
-    function.body = parse_block("function definition", def.loc.line, /*function_body=*/true);
+    function.body = parse_block("function definition", def.loc, /*function_body=*/true);
   }
 
   void parse_params(Function& function) {
@@ -221,7 +264,8 @@ class Parser {
 
   // The block after a header's ':': statements on the same line, or an indented block. `header` names
   // the statement for the message when the indented block is missing, as Python does.
-  std::vector<StmtPtr> parse_block(const std::string& header, int header_line, bool function_body = false) {
+  std::vector<StmtPtr> parse_block(const std::string& header, SourceLoc header_loc, bool function_body = false) {
+    DepthGuard guard = block_guard(header_loc);
     std::vector<StmtPtr> body;
     if (peek().kind != TokenKind::Newline) {
       if (!(function_body && skip_docstring())) parse_simple_statements(body);
@@ -229,7 +273,7 @@ class Parser {
     }
     next();
     if (peek().kind != TokenKind::Indent)
-      fail(peek(), "expected an indented block after " + header + " on line " + std::to_string(header_line));
+      fail(peek(), "expected an indented block after " + header + " on line " + std::to_string(header_loc.line));
     next();
     if (function_body) skip_docstring();
     while (peek().kind != TokenKind::Dedent && peek().kind != TokenKind::End) parse_statement(body);
@@ -368,8 +412,9 @@ class Parser {
     auto stmt = std::make_unique<Stmt>(StmtKind::If, keyword.loc);
     stmt->test = parse_expression();
     expect_op(":");
-    stmt->body = parse_block("'" + keyword.text + "' statement", keyword.loc.line);
+    stmt->body = parse_block("'" + keyword.text + "' statement", keyword.loc);
     if (at_keyword("elif")) {
+      DepthGuard guard = block_guard(peek().loc);  // the elif is an If in the else block of this one
       stmt->orelse.push_back(parse_if());
     } else if (at_keyword("else")) {
       parse_else(*stmt);
@@ -380,7 +425,7 @@ class Parser {
   void parse_else(Stmt& stmt) {
     const Token& keyword = next();
     expect_op(":");
-    stmt.orelse = parse_block("'else' statement", keyword.loc.line);
+    stmt.orelse = parse_block("'else' statement", keyword.loc);
   }
 
   StmtPtr parse_for() {
@@ -392,7 +437,7 @@ class Parser {
     expect_keyword("in");
     stmt->value = parse_tuple_expression();
     expect_op(":");
-    parse_loop_body(*stmt, "'for' statement", keyword.loc.line);
+    parse_loop_body(*stmt, "'for' statement", keyword.loc);
     return stmt;
   }
 
@@ -401,14 +446,14 @@ class Parser {
     auto stmt = std::make_unique<Stmt>(StmtKind::While, keyword.loc);
     stmt->test = parse_expression();
     expect_op(":");
-    parse_loop_body(*stmt, "'while' statement", keyword.loc.line);
+    parse_loop_body(*stmt, "'while' statement", keyword.loc);
     return stmt;
   }
 
   // The body counts as inside the loop; the else clause does not.
-  void parse_loop_body(Stmt& stmt, const std::string& header, int header_line) {
+  void parse_loop_body(Stmt& stmt, const std::string& header, SourceLoc header_loc) {
     ++loop_depth_;
-    stmt.body = parse_block(header, header_line);
+    stmt.body = parse_block(header, header_loc);
     --loop_depth_;
     if (at_keyword("else")) parse_else(stmt);
   }
@@ -420,7 +465,7 @@ class Parser {
     auto tuple = make_expr(ExprKind::Tuple, start_of(*first));
     tuple->args.push_back(std::move(first));
     while (accept_op(",") && !at_keyword("in")) tuple->args.push_back(parse_binary(0));
-    return tuple;
+    return finish(std::move(tuple));
   }
 
   // --- expressions ----------------------------------------------------------------------------------
@@ -451,7 +496,7 @@ class Parser {
     auto tuple = make_expr(ExprKind::Tuple, start_of(*first));
     tuple->args.push_back(std::move(first));
     while (accept_op(",") && can_start_expression()) tuple->args.push_back(parse_expression());
-    return tuple;
+    return finish(std::move(tuple));
   }
 
   // expression: disjunction ['if' disjunction 'else' expression]
@@ -467,7 +512,7 @@ class Parser {
       next();
       conditional->args.push_back(std::move(body));
       conditional->args.push_back(parse_expression());
-      body = std::move(conditional);
+      body = finish(std::move(conditional));
     }
     if (at_op(":=")) fail(peek(), "assignment expressions (':=') are not supported in jiasu kernels");
     return body;
@@ -487,7 +532,7 @@ class Parser {
       next();
       bool_op->args.push_back((this->*parse_operand)());
     }
-    return bool_op;
+    return finish(std::move(bool_op));
   }
 
   ExprPtr parse_not() {
@@ -496,7 +541,7 @@ class Parser {
     auto unary = make_expr(ExprKind::Unary, next().loc);
     unary->op = Op::Not;
     unary->args.push_back(parse_not());
-    return unary;
+    return finish(std::move(unary));
   }
 
   // The comparison operator at the current token (consumed), or Op::None.
@@ -526,7 +571,7 @@ class Parser {
       compare->ops.push_back(op);
       compare->args.push_back(parse_binary(0));
     } while ((op = accept_comparison_op()) != Op::None);
-    return compare;
+    return finish(std::move(compare));
   }
 
   ExprPtr parse_binary(size_t level) {
@@ -541,7 +586,7 @@ class Parser {
       binary->op = matched->op;
       binary->args.push_back(std::move(left));
       binary->args.push_back(parse_binary(level + 1));
-      left = std::move(binary);
+      left = finish(std::move(binary));
     }
   }
 
@@ -553,7 +598,7 @@ class Parser {
     auto unary = make_expr(ExprKind::Unary, next().loc);
     unary->op = op;
     unary->args.push_back(parse_factor());
-    return unary;
+    return finish(std::move(unary));
   }
 
   // power: primary ['**' factor], so -x**2 is -(x**2), 2**-1 works and a**b**c is a**(b**c).
@@ -565,7 +610,7 @@ class Parser {
     power->op = Op::Pow;
     power->args.push_back(std::move(base));
     power->args.push_back(parse_factor());
-    return power;
+    return finish(std::move(power));
   }
 
   ExprPtr parse_primary() {
@@ -576,7 +621,7 @@ class Parser {
         auto attribute = make_expr(ExprKind::Attribute, name.loc);
         attribute->name = name.text;
         attribute->args.push_back(std::move(value));
-        value = std::move(attribute);
+        value = finish(std::move(attribute));
       } else if (at_op("(")) {
         value = parse_call(std::move(value));
       } else if (at_op("[")) {
@@ -613,7 +658,7 @@ class Parser {
       if (!accept_op(",")) break;
     }
     expect_op(")", "expected ',' or ')'");
-    return call;
+    return finish(std::move(call));
   }
 
   // value[i, j, ...]: the value is args[0], then one argument per index. a[(i, j)] means a[i, j].
@@ -633,7 +678,7 @@ class Parser {
       subscript->args.pop_back();
       for (ExprPtr& item : index->args) subscript->args.push_back(std::move(item));
     }
-    return subscript;
+    return finish(std::move(subscript));
   }
 
   ExprPtr parse_atom() {
@@ -696,7 +741,7 @@ class Parser {
     tuple->args.push_back(std::move(first));
     while (accept_op(",") && !at_op(")")) tuple->args.push_back(parse_expression());
     expect_op(")", "expected ',' or ')'");
-    return tuple;
+    return finish(std::move(tuple));
   }
 
   // Values up to 2^64 - 1; those of 2^63 and above are kept unsigned (is_uint64).

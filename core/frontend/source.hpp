@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "support/error.hpp"
@@ -16,6 +17,19 @@ struct SourceText {
   int first_line = 1;  // file line number of text's first line
   // The text of file line `line` (without newline); empty when outside the text.
   std::string line_text(int line) const;
+};
+
+// Where each line of a SourceText starts, found once: emitters look up a line per statement, which must
+// not cost a scan of the text each time.
+class SourceLines {
+ public:
+  explicit SourceLines(const SourceText& source);
+  // As SourceText::line_text; the view is into `source`, which must outlive this.
+  std::string_view text(int line) const;
+
+ private:
+  const SourceText& source_;
+  std::vector<size_t> starts_;  // byte offset of each line of the text
 };
 
 struct SourceLoc {

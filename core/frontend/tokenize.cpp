@@ -1,6 +1,6 @@
 // Python's lexical rules for the kernel language: one pass over the text, physical line by physical
-// line, producing Indent/Dedent from an indentation stack and joining lines inside brackets and after
-// a backslash. Columns count code points (as Python's SyntaxError offsets do), so a caret under a line
+// line (ended by \n, \r\n or a lone \r, as in Python), producing Indent/Dedent from an indentation stack
+// and joining lines inside brackets and after a backslash. Columns count code points (as Python's SyntaxError offsets do), so a caret under a line
 // holding non-ASCII identifiers still lands on the right character.
 #include <cctype>
 #include <cstdint>
@@ -67,6 +67,10 @@ class Tokenizer {
   explicit Tokenizer(const SourceText& source) : source_(source), text_(source.text) {}
 
   std::vector<Token> run() {
+    if (size_t nul = text_.find('\0'); nul != std::string::npos) {  // as Python refuses them
+      while (pos_ < nul) at_line_end() && !at_end() ? consume_newline() : void(++pos_);
+      fail(here(), "source code cannot contain null bytes");
+    }
     while (pos_ < text_.size()) {
       Indentation indentation = read_indentation();
       if (at_line_end() || peek() == '#') {  // blank or comment-only: no tokens, no indentation change
@@ -74,6 +78,7 @@ class Tokenizer {
         if (!at_end()) consume_newline();
         continue;
       }
+      if (skip_blank_continued_line()) continue;
       apply_indentation(indentation);
       read_logical_line();
     }
@@ -101,7 +106,7 @@ class Tokenizer {
 
   bool at_end() const { return pos_ >= text_.size(); }
   char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
-  bool at_line_end() const { return at_end() || peek() == '\n' || (peek() == '\r' && peek(1) == '\n'); }
+  bool at_line_end() const { return at_end() || peek() == '\n' || peek() == '\r'; }
 
   // Columns are counted forward from the last one asked for, so long lines cost linear time.
   SourceLoc loc_at(size_t pos) const {
@@ -114,7 +119,7 @@ class Tokenizer {
   [[noreturn]] void fail(SourceLoc loc, const std::string& message) const { throw CompileError(source_, loc, message); }
 
   void consume_newline() {
-    pos_ += peek() == '\r' ? 2 : 1;
+    pos_ += peek() == '\r' && peek(1) == '\n' ? 2 : 1;
     ++line_index_;
     line_start_ = pos_;
   }
@@ -122,6 +127,27 @@ class Tokenizer {
   void skip_comment() {
     if (peek() != '#') return;
     while (!at_line_end()) ++pos_;
+  }
+
+  // A line that backslashes continue into a blank line (or the end) is blank too: as in Python, it makes
+  // no statement and changes no indentation. Skips it if so.
+  bool skip_blank_continued_line() {
+    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\f'; };
+    size_t p = pos_;
+    while (p < text_.size() && text_[p] == '\\') {
+      if (++p == text_.size() || (text_[p] != '\n' && text_[p] != '\r')) return false;
+      p += text_[p] == '\r' && p + 1 < text_.size() && text_[p + 1] == '\n' ? 2 : 1;
+      while (p < text_.size() && space(text_[p])) ++p;
+    }
+    if (p == pos_ || (p < text_.size() && text_[p] != '\n' && text_[p] != '\r' && text_[p] != '#')) return false;
+    while (peek() == '\\') {
+      ++pos_;
+      consume_newline();
+      while (space(peek())) ++pos_;
+    }
+    skip_comment();
+    if (!at_end()) consume_newline();
+    return true;
   }
 
   Indentation read_indentation() {
@@ -167,7 +193,7 @@ class Tokenizer {
   void read_logical_line() {
     for (;;) {
       char c = peek();
-      if (c == ' ' || c == '\t' || c == '\f' || (c == '\r' && peek(1) != '\n')) {
+      if (c == ' ' || c == '\t' || c == '\f') {
         ++pos_;
       } else if (c == '#') {
         skip_comment();
@@ -205,6 +231,7 @@ class Tokenizer {
     if (c == '"' || c == '\'') return read_string(start);
     if (is_ascii_name_start(c) || (c & 0x80)) return read_name_or_prefixed_string();
     for (const char* op : kOperators) {
+      if (op[0] != c) continue;
       std::string_view candidate(op);
       if (text_.compare(pos_, candidate.size(), candidate) == 0) {
         pos_ += candidate.size();

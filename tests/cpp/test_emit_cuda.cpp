@@ -261,7 +261,7 @@ TEST_F(EmitCuda, EveryMathFunctionOnEveryFloatType) {
   EXPECT_TRUE(contains(code, "jiasu::at(out_, i_) = (jiasu::at(out_, i_) + jiasu::sqrt_(v_));")) << code;
   EXPECT_TRUE(contains(code, "jiasu::max_(v_, 0.5f)")) << code;
   EXPECT_TRUE(contains(code, "jiasu::at(flags_, i_) = (jiasu::isnan_(v_) || jiasu::isinf_(v_) || (!jiasu::isfinite_(v_)));")) << code;
-  EXPECT_TRUE(contains(code, "3.141592653589793 * 2.718281828459045) + jiasu::inf<double>()) - jiasu::nan<double>()")) << code;
+  EXPECT_TRUE(contains(code, "(3.141592653589793 * 2.718281828459045) + jiasu::inf<double>() - jiasu::nan<double>())")) << code;
 }
 
 TEST_F(EmitCuda, IntegerOperatorsOnEveryIntegerType) {
@@ -278,9 +278,9 @@ TEST_F(EmitCuda, IntegerOperatorsOnEveryIntegerType) {
     SCOPED_TRACE(info(d).name);
     compile(text, {array(d), array(d), array(d), array(DType::Float32)});
   }
-  // int8 arithmetic is computed in int and wrapped back to int8, as NumPy's int8 wraps
+  // int8 arithmetic is computed in int (a chain in unsigned) and wrapped back to int8, as NumPy's int8 wraps
   std::string code = compile(text, {array(DType::Int8), array(DType::Int8), array(DType::Int8), array(DType::Float32)});
-  EXPECT_TRUE(contains(code, "(signed char)(jiasu::floordiv(x_, y_) + jiasu::mod(x_, y_))")) << code;
+  EXPECT_TRUE(contains(code, "(signed char)((unsigned)jiasu::floordiv(x_, y_) + jiasu::mod(x_, y_) + ")) << code;
   EXPECT_TRUE(contains(code, "jiasu::power(x_, (signed char)2)")) << code;
   EXPECT_TRUE(contains(code, "jiasu::lshift(x_, (signed char)1)")) << code;
   // true division of integers is float64; float // and % follow Python
@@ -409,7 +409,7 @@ TEST_F(EmitCuda, DynamicSharedAndLocalArrays) {
   EXPECT_TRUE(contains(code, "  double loc_storage[6];\n  jiasu::ArrayC<double, 2> loc_ = {loc_storage, {2LL, 3LL}};\n")) << code;
   EXPECT_TRUE(contains(code, "for (long long jiasu_next5 = (long long)(n_ - 1), jiasu_stop6 = (-1LL); "
                              "jiasu_next5 > jiasu_stop6; jiasu_next5 += (-1LL)) {")) << code;
-  EXPECT_TRUE(contains(code, "+ 3.0) + 6.0) + 2.0) + 2.0)")) << code;  // shape, size, len and ndim are constants
+  EXPECT_TRUE(contains(code, "+ 3.0 + 6.0 + 2.0 + 2.0)")) << code;  // shape, size, len and ndim are constants
 }
 
 TEST_F(EmitCuda, ControlFlowTuplesAndPythonOperators) {
@@ -451,7 +451,7 @@ TEST_F(EmitCuda, ControlFlowTuplesAndPythonOperators) {
   EXPECT_TRUE(contains(code, "  const int jiasu_item3 = jiasu::at(a_, 0LL);\n  jiasu::at(a_, 0LL) = 1;\n"
                              "  x_ = jiasu_item3;\n")) << code;
   EXPECT_TRUE(contains(code, "t_ = jiasu_tuple2_int32_int64{x_, i_};")) << code;
-  EXPECT_TRUE(contains(code, "z_ = (((long long)t_.v0 + t_.v1) + t_.v1);")) << code;
+  EXPECT_TRUE(contains(code, "z_ = ((long long)t_.v0 + t_.v1 + t_.v1);")) << code;
   EXPECT_TRUE(contains(code, "q_ = ((x_ > 0) ? x_ : (-x_));")) << code;
   // the middle operands of a chain are evaluated once, and only while the chain holds
   EXPECT_TRUE(contains(code, "c_ = ([&]() -> bool { const int jiasu_operand4 = (jiasu::at(a_, i_) * 2); "

@@ -245,6 +245,32 @@ TEST(Tokenize, WindowsLineEndingsAreNewlines) {
   EXPECT_EQ(located("if a:\r\n    b\r\nc\r\n"), "if@1:1 a@1:4 :@1:5 NL@1:6 IN@2:5 b@2:5 NL@2:6 DE@3:1 c@3:1 NL@3:2 END@4:1");
 }
 
+TEST(Tokenize, ALoneCarriageReturnEndsALineAsInPython) {
+  EXPECT_EQ(located("if a:\r    b\rc"), "if@1:1 a@1:4 :@1:5 NL@1:6 IN@2:5 b@2:5 NL@2:6 DE@3:1 c@3:1 NL@3:2 END@3:2");
+  // a line of carriage returns and a comment is blank lines, not a statement without tokens
+  EXPECT_EQ(located("a\n  \r\r  # c\rb\n"), "a@1:1 NL@1:2 b@5:1 NL@5:2 END@6:1");
+  EXPECT_EQ(error_of("x = 'abc\ry = 1"), "1:5: unterminated string literal (detected at line 1)");
+  SourceText source{"a = 1\rb = (\r", "k.py", 1};
+  EXPECT_EQ(source.line_text(2), "b = (");
+  EXPECT_EQ(SourceLines(source).text(2), "b = (");
+  EXPECT_EQ(error_of("a = 1\rb = (\r"), "2:5: '(' was never closed");
+}
+
+TEST(Tokenize, ABackslashContinuedIntoABlankLineIsBlank) {
+  // As in Python: neither a statement nor a change of indentation.
+  EXPECT_EQ(texts("if a:\n    \\\n\n    b\n"), "if a : NL IN b NL DE END");
+  EXPECT_EQ(texts("if a:\n    b\n  \\\n\n    c\n"), "if a : NL IN b NL c NL DE END");
+  EXPECT_EQ(texts("if a:\n    b\n\\\n\n    c\n"), "if a : NL IN b NL c NL DE END");
+  EXPECT_EQ(texts("if a:\n    b\n    \\\n  # c\n    c\n"), "if a : NL IN b NL c NL DE END");
+  EXPECT_EQ(located("a \\\n + b\n"), "a@1:1 +@2:2 b@2:4 NL@2:5 END@3:1");
+  EXPECT_EQ(error_of("a = 1\n\\"), "2:1: unexpected end of file after line continuation character");
+}
+
+TEST(Tokenize, NullBytesAreRefusedWhereTheyAre) {
+  EXPECT_EQ(error_of(std::string("a = 1\n# x\0y\n", 13)), "2:4: source code cannot contain null bytes");
+  EXPECT_EQ(error_of(std::string("\0", 1)), "1:1: source code cannot contain null bytes");
+}
+
 TEST(Tokenize, EmptySourceIsJustTheEnd) {
   EXPECT_EQ(texts(""), "END");
   EXPECT_EQ(texts("\n  # only a comment\n\n"), "END");

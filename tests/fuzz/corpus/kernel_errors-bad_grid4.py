@@ -1,0 +1,3 @@
+# signature: float32[1]
+def bad_grid4(a):
+    i = jiasu.grid(4)

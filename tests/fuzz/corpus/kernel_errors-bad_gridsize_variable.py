@@ -1,0 +1,3 @@
+# signature: float32[1] float32[1]
+def bad_gridsize_variable(a, n):
+    i = jiasu.gridsize(n)

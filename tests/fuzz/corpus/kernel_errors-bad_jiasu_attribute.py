@@ -1,0 +1,3 @@
+# signature: float32[1]
+def bad_jiasu_attribute(a):
+    a[0] = jiasu.nosuch

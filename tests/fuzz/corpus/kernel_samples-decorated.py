@@ -1,0 +1,5 @@
+# signature: float32[1] float32[1]
+@jiasu.kernel
+def decorated(x, out):
+    i = jiasu.grid(1)
+    out[i] = x[i] + 1

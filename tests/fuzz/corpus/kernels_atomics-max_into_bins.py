@@ -1,0 +1,6 @@
+# signature: float32[1] float32[1] float32[1]
+@jiasu.kernel
+def max_into_bins(x, bins, olds):
+    i = jiasu.grid(1)
+    if i < x.size:
+        olds[i] = jiasu.atomic.max(bins, i % bins.size, x[i])

@@ -1,0 +1,6 @@
+# signature: float32[1] float32[1]
+@jiasu.kernel
+def k_fabs(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.fabs(x[i])

@@ -1,0 +1,2 @@
+# sIgnaturet:3 oal0besk > 0:
+     # signa
