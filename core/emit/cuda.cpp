@@ -22,24 +22,6 @@ bool is_new_array(const Expr& e) {
          fe::builtin(e.builtin).rule == fe::BuiltinRule::NewArray;
 }
 
-// The value of a constant extent of a shared/local array shape (check() proved it constant).
-int64_t constant_extent(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::Unary: return e.op == fe::Op::USub ? -constant_extent(*e.args[0]) : constant_extent(*e.args[0]);
-    case ExprKind::Binary: {
-      int64_t a = constant_extent(*e.args[0]), b = constant_extent(*e.args[1]);
-      switch (e.op) {
-        case fe::Op::Add: return a + b;
-        case fe::Op::Sub: return a - b;
-        case fe::Op::Mul: return a * b;
-        case fe::Op::FloorDiv: return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-        default: return a - (a / b - ((a % b != 0) && ((a < 0) != (b < 0)))) * b;  // Mod
-      }
-    }
-    default: return e.int_value;  // a literal or a global constant
-  }
-}
-
 bool mentions(const Expr& e, const std::set<std::string>& names) {
   if (e.kind == ExprKind::Name && names.count(e.name)) return true;
   for (const fe::ExprPtr& arg : e.args)
@@ -76,13 +58,14 @@ void find_new_arrays(const std::vector<fe::StmtPtr>& body, std::map<std::string,
   }
 }
 
+// check() folded each extent into a literal, after bounding the array's size.
 std::vector<int64_t> array_extents(const Expr& call) {
   const Expr& shape = *call.args[1];
   std::vector<int64_t> extents;
   if (shape.kind == ExprKind::Tuple)
-    for (const fe::ExprPtr& extent : shape.args) extents.push_back(constant_extent(*extent));
+    for (const fe::ExprPtr& extent : shape.args) extents.push_back(extent->int_value);
   else
-    extents.push_back(constant_extent(shape));
+    extents.push_back(shape.int_value);
   return extents;
 }
 

@@ -4,7 +4,8 @@
 //   * a compile-time constant has Meaning::Constant: a scalar keeps its value in int_value (ints, bool as
 //     0/1) or float_value; a constant tuple (a tuple global, the shape of a shared array) becomes an
 //     ExprKind::Tuple whose args are its constant items. Folded expressions (s.shape[0], T[1], len(t),
-//     a.ndim, s.size) become Int literals with Meaning::Constant and no args.
+//     a.ndim, s.size, the extents of a shared/local array's shape) become Int literals with
+//     Meaning::Constant and no args.
 //   * a call's meaning says what it calls: Builtin (Expr::builtin), DeviceFunction (Expr::callee) or
 //     DTypeValue (a cast such as np.float32(x)); keyword arguments are moved into positional order.
 //   * a tuple index is rewritten to its non-negative constant; `return None` becomes a bare return.
@@ -25,9 +26,13 @@ std::string plural(size_t n, const std::string& one, const std::string& many) {
 
 namespace {
 
-// Python's // and % (floor, sign of the divisor), for folding constant shapes and indices.
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+// Python's // and % (floor, sign of the divisor), for folding constant shapes and indices; they wrap as
+// int64 does on the device (INT64_MIN // -1 is INT64_MIN, where C++'s / would trap).
+int64_t floor_div(int64_t a, int64_t b) {
+  if (b == -1) return static_cast<int64_t>(0 - uint64_t(a));
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+int64_t floor_mod(int64_t a, int64_t b) { return b == -1 ? 0 : a - floor_div(a, b) * b; }
 
 }  // namespace
 
@@ -38,7 +43,7 @@ std::optional<int64_t> constant_int(const Expr& e) {
   if (e.meaning == Meaning::Constant && e.type.is_integer()) return e.int_value;
   if (e.kind == ExprKind::Unary && (e.op == Op::USub || e.op == Op::UAdd)) {
     auto v = constant_int(*e.args[0]);
-    if (v && e.op == Op::USub) return -*v;
+    if (v && e.op == Op::USub) return static_cast<int64_t>(0 - uint64_t(*v));  // wraps, as for Binary
     return v;
   }
   if (e.kind != ExprKind::Binary || !e.type.is_integer()) return std::nullopt;

@@ -262,13 +262,14 @@ Type Checker::new_array(Expr& e, const Builtin& b) {
       if (d <= 0)
         fail(start_of(shape), name + " needs positive dimensions, not " + std::to_string(d) +
                                   (shared ? " (a shape of 0 alone asks for dynamic shared memory)" : ""));
-  }
-  if (!(shared && dims == std::vector<int64_t>{0})) {
-    int64_t bytes = info(element).itemsize;
+    // Bounded so that sizes computed from the shape cannot overflow (no GPU has that much anyway).
+    int64_t bytes = static_cast<int64_t>(itemsize(element));
     for (int64_t d : dims)
-      if (__builtin_mul_overflow(bytes, d, &bytes)) bytes = INT64_MAX;
+      if (__builtin_mul_overflow(bytes, d, &bytes) || bytes >= kMaxArrayBytes)
+        fail(start_of(shape), name + " of " + to_string(Type::scalar(element)) + " is too large (2 GiB or more)");
     add_array_bytes(shared, bytes, start_of(e));
   }
+  for (size_t i = 0; i < extents.size(); ++i) make_constant_int(*extents[i], dims[i]);  // the emitters read literals
   new_array_shapes_[&e] = dims;
   return Type::array(element, static_cast<int>(dims.size()), true, shared ? MemorySpace::Shared : MemorySpace::Local);
 }

@@ -53,6 +53,9 @@ struct Session {
 // left after a chain of calls that took this much (tests/cpp/test_limits.cpp).
 constexpr long kCallChainStack = 128 << 10;
 
+// The bytes a shared or local array may take, at most (less one).
+constexpr int64_t kMaxArrayBytes = int64_t(1) << 31;
+
 struct Variable {
   Type type;
   SourceLoc loc;   // first assignment (parameters: the parameter)

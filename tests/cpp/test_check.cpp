@@ -772,6 +772,34 @@ INSTANTIATE_TEST_SUITE_P(Builtins, CheckError, ::testing::Values(
     ErrorCase{"PopcFloat", "def k(a):\n    x = jiasu.popc(a[0])\n", kF32Array, "jiasu.popc() needs an integer, not float32", 2, 20},
     ErrorCase{"CastArray", "def k(a):\n    x = np.float32(a)\n", kF32Array, "np.float32() needs a number, not array(float32, 1d, C)", 2, 20}));
 
+// Constant shapes fold as int64 wraps on the device (C++'s INT64_MIN / -1 would trap), and an array's
+// size is bounded so that nothing computed from it overflows.
+INSTANTIATE_TEST_SUITE_P(ArraySizes, CheckError, ::testing::Values(
+    ErrorCase{"FloorDivWraps", "def k(a):\n    s = jiasu.local.array((-9223372036854775807 - 1) // -1, np.float32)\n",
+              kF32Array, "jiasu.local.array() needs positive dimensions, not -9223372036854775808", 2, 28},
+    ErrorCase{"ModByMinusOne", "def k(a):\n    s = jiasu.local.array((-9223372036854775807 - 1) % -1, np.float32)\n",
+              kF32Array, "jiasu.local.array() needs positive dimensions, not 0", 2, 28},
+    ErrorCase{"NegationWraps", "def k(a):\n    s = jiasu.local.array(-(-9223372036854775807 - 1), np.float32)\n",
+              kF32Array, "jiasu.local.array() needs positive dimensions, not -9223372036854775808", 2, 27},
+    ErrorCase{"TooLarge", "def k(a):\n    s = jiasu.local.array(9223372036854775807 * 3, np.float32)\n", kF32Array,
+              "jiasu.local.array() of float32 is too large (2 GiB or more)", 2, 27},
+    ErrorCase{"ProductOverflows", "def k(a):\n    s = jiasu.shared.array((1099511627776, 1099511627776), np.float32)\n", kF32Array,
+              "jiasu.shared.array() of float32 is too large (2 GiB or more)", 2, 28},
+    ErrorCase{"TwoGibibytes", "def k(a):\n    s = jiasu.shared.array((268435456, 2), np.float32)\n", kF32Array,
+              "jiasu.shared.array() of float32 is too large (2 GiB or more)", 2, 28}));
+
+// A constant shape expression is folded to the literal the emitters write; at the GPU's limit (48 KiB of static
+// shared memory) the array is taken, one element more is refused.
+TEST(Check, ArraysAtTheSharedLimitAreTakenWithTheirShapeFolded) {
+  TestModule module;
+  Program program = module.check("def k(a):\n    s = jiasu.shared.array(12288 - 0, np.float32)\n", {A(F32)});
+  const Expr& shape = *program.kernel().body[0]->value->args[1];
+  EXPECT_EQ(shape.kind, ExprKind::Int);
+  EXPECT_EQ(shape.int_value, 12288);
+  EXPECT_THROW(module.check("def k(a):\n    s = jiasu.shared.array(12288 + 1, np.float32)\n", {A(F32)}),
+               CompileError);
+}
+
 INSTANTIATE_TEST_SUITE_P(DeviceFunctions, CheckError, ::testing::Values(
     ErrorCase{"Recursion", "def k(a):\n    a[0] = loop(3)\n", kF32Array,
               "recursive call to 'loop': recursion is not supported in kernels", 2, 12},
