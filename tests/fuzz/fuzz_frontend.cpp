@@ -22,6 +22,7 @@
 
 #include "emit/emit.hpp"
 #include "frontend/check.hpp"
+#include "support/error.hpp"
 
 namespace {
 
@@ -209,6 +210,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     emit::emit_host(program, /*debug=*/true);
   } catch (const fe::CompileError& e) {
     check_error(e, sources);
+  } catch (const BadArgument&) {
+    // The signature line does not fit the kernel's parameters: the caller's error (a TypeError), not a bug.
   } catch (const std::exception& e) {
     bug(std::string("an exception other than CompileError: ") + e.what());
   }
