@@ -3,10 +3,12 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
+#include "array/join.hpp"
 #include "common.hpp"
 #include "runtime/stream.hpp"
 #include "support/error.hpp"
@@ -486,9 +488,10 @@ Array host_array_from(nb::handle obj, bool& read_only) {
 PyTypeObject* array_type = nullptr;
 
 void bind_array(nb::module_& m) {
-  m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
-    return Array::empty(shape_from(shape), dtype_from_object(dtype), device_from(device));
-  }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device").none() = nb::none());
+  m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device, const std::string& order) {
+    if (order != "C" && order != "F") throw BadValue("order must be 'C' or 'F', not '" + order + "'");
+    return Array::empty(shape_from(shape), dtype_from_object(dtype), device_from(device), order == "F");
+  }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device").none() = nb::none(), nb::arg("order") = "C");
   m.def("as_device_array", &device_array_from, nb::arg("obj"),
         "A zero-copy jiasu.Array over any object with __dlpack__ or __cuda_array_interface__.");
   m.def("from_dlpack", [](nb::handle obj) {
@@ -496,8 +499,9 @@ void bind_array(nb::module_& m) {
     return from_dlpack_object(obj, true);
   }, nb::arg("x"), "A zero-copy jiasu.Array over a DLPack producer (GPU memory, or host memory as a CPU array).");
 
-  nb::class_<Array>(m, "Array", "An n-dimensional array in GPU memory (or host memory, on the CPU device).",
-                    nb::type_slots(array_slots))
+  nb::class_<Array> cls(m, "Array", "An n-dimensional array in GPU memory (or host memory, on the CPU device).",
+                       nb::type_slots(array_slots));
+  cls
       .def_prop_ro("shape", [](const Array& a) { return to_tuple(a.shape()); })
       .def_prop_ro("strides", [](const Array& a) { return to_tuple(a.strides()); })
       .def_prop_ro("dtype", [](const Array& a) { return numpy_dtype(a.dtype()); })
@@ -513,8 +517,15 @@ void bind_array(nb::module_& m) {
         if (a.ndim() == 0) throw BadArgument("len() of a 0-d array");
         return a.shape()[0];
       })
-      .def("__getitem__", [](const Array& a, nb::handle key) { return a.index(index_items(key)); },
-           nb::arg("key").none())
+      .def("__getitem__", [](const Array& a, nb::handle key) -> nb::object {
+        const std::vector<IndexItem> items = index_items(key);
+        Array view = a.index(items);
+        // An integer for every axis selects one element: NumPy gives its scalar, so does jiasu (a copy).
+        const bool element = static_cast<int64_t>(items.size()) == a.ndim() &&
+                             std::all_of(items.begin(), items.end(), [](const IndexItem& i) { return i.kind == IndexItem::Integer; });
+        if (!element) return nb::cast(std::move(view));
+        return get(view, nb::none(), nb::none())[nb::tuple()];
+      }, nb::arg("key").none())
       .def("__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
         Array view = a.index(index_items(key));
         if (is_device_object(value)) {
@@ -522,13 +533,7 @@ void bind_array(nb::module_& m) {
           if (source.shape() != view.shape() || source.dtype() != view.dtype())
             throw BadValue("assigning a device array needs the same shape and dtype");
           nb::gil_scoped_release unlocked;
-          if (!view.on_host() && view.c_contiguous() && source.c_contiguous()) {
-            copy_device_to_device(view.data(), source.data(), view.nbytes(), nullptr, false);
-          } else {
-            std::vector<unsigned char> host(source.nbytes());
-            source.copy_to_host(host.data());
-            view.copy_from_host(host.data());
-          }
+          copy_elements(view, source);
           return;
         }
         set(view, value, nb::none());
@@ -563,6 +568,7 @@ void bind_array(nb::module_& m) {
                                                   : nb::cast<std::string>(nb::repr(get(a, nb::none(), nb::none())));
         return "jiasu.Array(" + body + ", dtype=" + info(a.dtype()).name + ", device=" + std::to_string(a.device()) + ")";
       });
+  bind_shape_methods(cls);
   array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
 }
 

@@ -54,6 +54,8 @@ void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);
+void bind_shapes(nb::module_& m);
+void bind_shape_methods(nb::class_<Array>& cls);
 
 // Shared by the launch paths (launch.cpp, kernel.cpp).
 extern PyTypeObject* array_type;  // jiasu.Array, for exact-type checks on the hot path

@@ -50,6 +50,9 @@ void translate(const std::exception_ptr& error, void*) {
     PyErr_SetString(PyExc_TypeError, e.what());
   } catch (const BadValue& e) {
     PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const AxisError& e) {
+    nb::object type = nb::module_::import_("numpy.exceptions").attr("AxisError");
+    PyErr_SetObject(type.ptr(), type(nb::str(e.what())).ptr());
   } catch (const OutOfRange& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
   } catch (const Interrupted& e) {

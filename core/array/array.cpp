@@ -28,9 +28,17 @@ Array::Array(DType dtype, Layout layout, std::shared_ptr<Allocation> memory)
       size_(layout_.size()),
       c_contiguous_(layout_.c_contiguous()) {}
 
-Array Array::empty(const Shape& shape, DType dtype, int device) {
-  Layout layout = contiguous_layout(shape, itemsize(dtype));
+Array Array::empty(const Shape& shape, DType dtype, int device, bool fortran_order) {
+  Layout layout = fortran_order ? f_contiguous_layout(shape, itemsize(dtype)) : contiguous_layout(shape, itemsize(dtype));
   return Array(dtype, layout, allocate_device(device, layout.size() * layout.itemsize));
+}
+
+Array Array::reshape(Shape shape) const {
+  shape = resolve_reshape(size(), std::move(shape));
+  if (size() == 0) return view(reshape_layout(layout_, shape));
+  if (std::optional<Layout> same = reshape_view(layout_, shape)) return view(*same);
+  const Array out = copy();
+  return out.view(reshape_layout(out.layout(), shape));
 }
 
 void Array::copy_to_host(void* host, cu::CUstream stream, bool sync) const {

@@ -13,8 +13,8 @@ class Array {
  public:
   Array(DType dtype, Layout layout, std::shared_ptr<Allocation> memory);
 
-  // Uninitialised contiguous memory on `device`.
-  static Array empty(const Shape& shape, DType dtype, int device);
+  // Uninitialised contiguous memory on `device`, in C order (last axis fastest) or Fortran order.
+  static Array empty(const Shape& shape, DType dtype, int device, bool fortran_order = false);
 
   DType dtype() const { return dtype_; }
   const Layout& layout() const { return layout_; }
@@ -32,7 +32,8 @@ class Array {
 
   Array view(Layout layout) const { return Array(dtype_, std::move(layout), memory_); }
   Array index(const std::vector<IndexItem>& items) const { return view(index_layout(layout_, items)); }
-  Array reshape(const Shape& shape) const { return view(reshape_layout(layout_, shape)); }
+  // A view when the strides allow one, else a reshaped C-contiguous copy (NumPy's rule).
+  Array reshape(Shape shape) const;
 
   // Each of these holds the memory while it runs (the bindings run them without the GIL, so another
   // thread may free() the array meanwhile), and fails on a freed array.

@@ -84,6 +84,12 @@ class OutOfRange : public Error {
  public:
   using Error::Error;
 };
+// An axis outside an array's dimensions, or given twice (maps to NumPy's AxisError, both a ValueError and an
+// IndexError).
+class AxisError : public Error {
+ public:
+  using Error::Error;
+};
 // Ctrl-C stopped a wait or a CPU kernel (maps to KeyboardInterrupt, or what Python's SIGINT handler raises).
 class Interrupted : public Error {
  public:

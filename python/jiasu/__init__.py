@@ -16,6 +16,8 @@ _core.set_wheel_roots([p for p in _sys.path if p])
 from ._kernel import func, kernel  # noqa: E402
 from ._arrays import (Array, asarray, empty, empty_like, from_dlpack, full, full_like, ones,  # noqa: E402
                       ones_like, pinned_empty, zeros, zeros_like)
+from ._arrays import (arange, ascontiguousarray, broadcast_shapes, broadcast_to, concatenate, copy,  # noqa: E402
+                      expand_dims, eye, linspace, ravel, reshape, squeeze, stack, swapaxes, transpose)
 
 __version__ = _core.__version__
 

@@ -8,28 +8,28 @@ Array = _core.Array
 Device = _core.Device
 
 
-def empty(shape, dtype="float64", device=None):
+def empty(shape, dtype="float64", device=None, order="C"):
     """An uninitialised array on ``device``: 'cpu', 'cuda', 'cuda:N', a GPU ordinal or a jiasu.Device
-    (default: the active backend's device, see jiasu.set_backend)."""
-    return _core.empty(shape, dtype, device)
+    (default: the active backend's device, see jiasu.set_backend); ``order`` 'C' (row-major) or 'F'."""
+    return _core.empty(shape, dtype, device, order)
 
 
-def full(shape, fill_value, dtype=None, device=None):
+def full(shape, fill_value, dtype=None, device=None, order="C"):
     import numpy as np
 
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
-    out = empty(shape, dtype, device)
+    out = empty(shape, dtype, device, order)
     out._fill_bytes(np.asarray(fill_value, dtype=out.dtype).tobytes())
     return out
 
 
-def zeros(shape, dtype="float64", device=None):
-    return full(shape, 0, dtype, device)
+def zeros(shape, dtype="float64", device=None, order="C"):
+    return full(shape, 0, dtype, device, order)
 
 
-def ones(shape, dtype="float64", device=None):
-    return full(shape, 1, dtype, device)
+def ones(shape, dtype="float64", device=None, order="C"):
+    return full(shape, 1, dtype, device, order)
 
 
 def empty_like(a, dtype=None):
@@ -100,3 +100,63 @@ def pinned_empty(shape, dtype="float64"):
     count = int(np.prod(shape, dtype=np.int64))
     buffer = _core.PinnedBuffer(count * dtype.itemsize)
     return np.asarray(buffer)[: count * dtype.itemsize].view(dtype).reshape(shape)
+
+
+# ---- shapes: views where NumPy gives views (the rules are the core's)
+expand_dims = _core.expand_dims
+broadcast_to = _core.broadcast_to
+broadcast_shapes = _core.broadcast_shapes
+concatenate = _core.concatenate
+stack = _core.stack
+ascontiguousarray = _core.ascontiguousarray
+
+
+def transpose(a, axes=None):
+    return a.transpose(axes)
+
+
+def swapaxes(a, axis1, axis2):
+    return a.swapaxes(axis1, axis2)
+
+
+def squeeze(a, axis=None):
+    return a.squeeze(axis)
+
+
+def reshape(a, shape):
+    return a.reshape(shape)
+
+
+def ravel(a):
+    return a.ravel()
+
+
+def copy(a):
+    return a.copy()
+
+
+# ---- ranges: computed by NumPy on the host, then copied to the device once
+def _from_host(values, device):
+    return asarray(values, device=device)
+
+
+def arange(start, stop=None, step=None, dtype=None, device=None):
+    """NumPy's arange (the same values and dtype), on ``device``."""
+    import numpy as np
+
+    args = (start,) if stop is None and step is None else (start, stop) if step is None else (start, stop, step)
+    return _from_host(np.arange(*args, dtype=dtype), device)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+    """NumPy's linspace (the same values and dtype), on ``device``."""
+    import numpy as np
+
+    return _from_host(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype), device)
+
+
+def eye(N, M=None, k=0, dtype="float64", device=None):
+    """NumPy's eye: ones on the k-th diagonal of an N x M array, on ``device``."""
+    import numpy as np
+
+    return _from_host(np.eye(N, M, k, dtype=dtype), device)

@@ -582,7 +582,7 @@ TEST(ReshapeLayout, KeepsOffsetAndItemsize) {
 
 TEST(ReshapeLayout, SizeMismatchMessage) {
   Layout base = contiguous_layout({2, 3}, 4);
-  EXPECT_EQ(message_of<BadValue>([&] { reshape_layout(base, {4}); }), "cannot reshape array of size 6 into shape (4)");
+  EXPECT_EQ(message_of<BadValue>([&] { reshape_layout(base, {4}); }), "cannot reshape array of size 6 into shape (4,)");
   EXPECT_EQ(message_of<BadValue>([&] { reshape_layout(base, {4, 2}); }),
             "cannot reshape array of size 6 into shape (4, 2)");
   std::string m = message_of<BadValue>([&] { reshape_layout(base, {4, -1}); });
@@ -606,14 +606,85 @@ TEST(ReshapeLayout, TwoUnknownsAndNegatives) {
   EXPECT_THROW(reshape_layout(base, {-3, 2}), BadValue);
 }
 
-TEST(ReshapeLayout, NonContiguousIsBadValue) {
-  Layout t = make({3, 2}, {4, 12}, 0, 4);
+TEST(ReshapeLayout, AViewThatNeedsACopyIsBadValue) {
+  Layout t = make({3, 2}, {4, 12}, 0, 4);  // a (2, 3) transposed
   std::string m = message_of<BadValue>([&] { reshape_layout(t, {6}); });
-  EXPECT_NE(m.find("C-contiguous"), std::string::npos) << m;
+  EXPECT_NE(m.find("without a copy"), std::string::npos) << m;
+  EXPECT_FALSE(reshape_view(t, {6}));
+  // A stepped vector splits into a view (NumPy does not copy): strides (16, 8).
   Layout stepped = index_layout(contiguous_layout({8}, 4), {slice(kNone, kNone, 2)});
-  EXPECT_THROW(reshape_layout(stepped, {2, 2}), BadValue);
+  Layout split = reshape_layout(stepped, {2, 2});
+  EXPECT_EQ(split.strides, (Shape{16, 8}));
   // A size-1 dimension with an odd stride does not stop a reshape.
   EXPECT_EQ(reshape_layout(make({1, 4}, {999, 4}, 0, 4), {2, 2}).shape, (Shape{2, 2}));
+}
+
+// What NumPy's reshape gives for views (strides as numpy reports them).
+TEST(ReshapeView, MergesAndSplitsStridedRuns) {
+  // x = arange(24).reshape(4, 6) (int32); x[:, 2:5]: shape (4, 3), strides (24, 4)
+  Layout block = make({4, 3}, {24, 4}, 8, 4);
+  EXPECT_FALSE(reshape_view(block, {12}));  // the rows do not step over each other
+  EXPECT_EQ(reshape_view(block, {4, 3, 1})->strides, (Shape{24, 4, 4}));
+  EXPECT_EQ(reshape_view(block, {2, 2, 3})->strides, (Shape{48, 24, 4}));
+  // x[:, ::2]: strides (24, 8), one run of every other element
+  EXPECT_EQ(reshape_view(make({4, 3}, {24, 8}, 0, 4), {12})->strides, (Shape{8}));
+  // x[::2] of a (4, 6): shape (2, 6), strides (48, 4): rows stay whole
+  Layout rows = make({2, 6}, {48, 4}, 0, 4);
+  EXPECT_EQ(reshape_view(rows, {2, 2, 3})->strides, (Shape{48, 12, 4}));
+  EXPECT_FALSE(reshape_view(rows, {3, 4}));
+  // x[::-1, ::-1]: shape (4, 6), strides (-24, -4), reversed whole: one run
+  Layout reversed = make({4, 6}, {-24, -4}, 92, 4);
+  EXPECT_EQ(reshape_view(reversed, {24})->strides, (Shape{-4}));
+  EXPECT_EQ(reshape_view(reversed, {24, 1})->strides, (Shape{-4, -4}));
+  EXPECT_EQ(reshape_view(reversed, {24})->offset, 92);
+}
+
+TEST(ResolveReshape, FillsTheUnknownAndRefusesMisfits) {
+  EXPECT_EQ(resolve_reshape(12, {3, -1}), (Shape{3, 4}));
+  EXPECT_EQ(resolve_reshape(0, {3, -1}), (Shape{3, 0}));
+  EXPECT_THROW(resolve_reshape(0, {0, -1}), BadValue);  // as NumPy: the unknown is undetermined
+  EXPECT_THROW(resolve_reshape(12, {5, -1}), BadValue);
+  EXPECT_THROW(resolve_reshape(12, {int64_t(1) << 62, 8, -1}), BadValue);  // the known product overflows
+}
+
+// ---------------------------------------------------------------------------------------------
+// transpose, squeeze, expand_dims, broadcasting
+
+TEST(TransposeLayout, PermutesShapeAndStrides) {
+  Layout c = contiguous_layout({2, 3, 4}, 4);
+  EXPECT_EQ(transpose_layout(c, {}).strides, (Shape{4, 16, 48}));
+  Layout t = transpose_layout(c, {2, 0, -2});
+  EXPECT_EQ(t.shape, (Shape{4, 2, 3}));
+  EXPECT_EQ(t.strides, (Shape{4, 48, 16}));
+  EXPECT_EQ(message_of<BadValue>([&] { transpose_layout(c, {0, 0, 1}); }), "repeated axis in transpose");
+  EXPECT_EQ(message_of<BadValue>([&] { transpose_layout(c, {0, 1}); }), "axes don't match array");
+  EXPECT_EQ(message_of<AxisError>([&] { transpose_layout(c, {0, 1, 3}); }),
+            "axis 3 is out of bounds for array of dimension 3");
+}
+
+TEST(SqueezeAndExpand, RemoveAndInsertLengthOneAxes) {
+  Layout c = contiguous_layout({1, 3, 1}, 8);
+  EXPECT_EQ(squeeze_layout(c, {}).shape, (Shape{3}));
+  EXPECT_EQ(squeeze_layout(c, {-1}).shape, (Shape{1, 3}));
+  EXPECT_THROW(squeeze_layout(c, {1}), BadValue);
+  EXPECT_THROW(squeeze_layout(c, {0, 0}), AxisError);
+  Layout e = expand_dims_layout(contiguous_layout({2, 3}, 4), {0, -1});
+  EXPECT_EQ(e.shape, (Shape{1, 2, 3, 1}));
+  EXPECT_EQ(e.strides[1], 12);
+  EXPECT_THROW(expand_dims_layout(contiguous_layout({2}, 4), {2}), AxisError);
+}
+
+TEST(Broadcast, ShapesAndZeroStrides) {
+  EXPECT_EQ(broadcast_shapes({{4, 1}, {1, 5}, {5}}), (Shape{4, 5}));
+  EXPECT_EQ(broadcast_shapes({{}, {0, 3}}), (Shape{0, 3}));
+  EXPECT_EQ(message_of<BadValue>([&] { broadcast_shapes({{2, 3}, {3, 2}}); }),
+            "operands could not be broadcast together with shapes (2,3) (3,2)");
+  Layout b = broadcast_layout(contiguous_layout({3, 1}, 4), {2, 3, 5});
+  EXPECT_EQ(b.strides, (Shape{0, 4, 0}));
+  EXPECT_THROW(broadcast_layout(contiguous_layout({3}, 4), {4}), BadValue);
+  EXPECT_THROW(broadcast_layout(contiguous_layout({2, 3}, 4), {3}), BadValue);
+  EXPECT_TRUE(f_contiguous_layout({3, 4}, 4).f_contiguous());
+  EXPECT_EQ(f_contiguous_layout({3, 4}, 4).strides, (Shape{4, 12}));
 }
 
 // ---------------------------------------------------------------------------------------------
