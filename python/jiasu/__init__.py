@@ -86,3 +86,6 @@ def __getattr__(name):
         raise AttributeError(f"module 'jiasu' has no attribute {name!r}")
     globals()[name] = value  # found once: later lookups skip this function
     return value
+
+
+from . import _interop  # noqa: E402,F401  (NumPy's dispatch protocols on jiasu.Array)

@@ -1,0 +1,60 @@
+"""NumPy functions called on jiasu arrays run jiasu's own (__array_function__ / __array_ufunc__) and return jiasu
+arrays; what jiasu lacks, or a NumPy array mixed in, is a TypeError instead of a hidden copy to the host."""
+import numpy as np
+import pytest
+
+import jiasu
+
+
+@pytest.fixture(autouse=True, params=["cpu", "cuda"])
+def backend(request):
+    if request.param == "cuda" and not jiasu.is_available():
+        pytest.skip("needs a CUDA GPU")
+    with jiasu.backend(request.param):
+        yield request.param
+
+
+def host_and_device(shape=(2, 3)):
+    host = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    return host, jiasu.asarray(host)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.transpose(x),
+    lambda m, x: m.transpose(x, (1, 0)),
+    lambda m, x: m.reshape(x, (3, 2)),
+    lambda m, x: m.concatenate([x, x], axis=1),
+    lambda m, x: m.stack([x, x]),
+    lambda m, x: m.expand_dims(x, 0),
+    lambda m, x: m.squeeze(m.expand_dims(x, 0)),
+    lambda m, x: m.broadcast_to(x, (4, 2, 3)),
+    lambda m, x: m.ravel(x.T),
+    lambda m, x: m.swapaxes(x, 0, 1),
+])
+def test_numpy_functions_run_on_jiasu_and_return_jiasu_arrays(call):
+    host, a = host_and_device()
+    result = call(np, a)
+    assert isinstance(result, jiasu.Array) and result.device == a.device
+    np.testing.assert_array_equal(result.get(), call(np, host))
+
+
+def test_metadata_functions():
+    host, a = host_and_device((2, 3, 4))
+    assert np.shape(a) == host.shape and np.ndim(a) == 3 and np.size(a) == 24 and np.size(a, 1) == 3
+
+
+def test_a_numpy_function_jiasu_lacks_is_numpys_type_error():
+    _, a = host_and_device()
+    with pytest.raises(TypeError, match="no implementation found for 'numpy.linalg.norm'"):
+        np.linalg.norm(a)
+
+
+def test_mixing_in_a_numpy_array_is_a_type_error_not_a_copy():
+    host, a = host_and_device()
+    with pytest.raises(TypeError, match="jiasu does not copy implicitly"):
+        np.concatenate([a, host])
+
+
+def test_explicit_conversion_still_copies():
+    host, a = host_and_device()
+    np.testing.assert_array_equal(np.asarray(a), host)
