@@ -63,6 +63,8 @@ struct Target {
   std::string loop_check;
 };
 const Target& cuda_target();
+// emit_cuda_function / emit_host_function for `target`.
+EmittedFunction emit_function(const Target& target, const fe::Program& program);
 
 // The arguments of range(stop), range(start, stop) or range(start, stop, step); null where absent.
 struct RangeArgs {

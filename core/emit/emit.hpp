@@ -29,6 +29,17 @@ EmittedKernel emit_cuda(const fe::Program& program);
 // debug: every array index is checked; the first one out of bounds is reported (HostLaunch::error).
 EmittedKernel emit_host(const fe::Program& program, bool debug = false);
 
+// A scalar function (fe::check_scalar_function) with the device functions it calls, as definitions for a
+// translation unit whose runtime header is already in place. On CUDA, `name(args...)` is a __device__ function;
+// on the host, `name(thread, args...)` takes a `const jiasu::HostThread&` first.
+struct EmittedFunction {
+  std::string definitions;
+  std::string name;
+  DType result;
+};
+EmittedFunction emit_cuda_function(const fe::Program& program);
+EmittedFunction emit_host_function(const fe::Program& program);
+
 // The runtime header each target's translation units start with: array views, Python semantics for //, %,
 // **, casts, the math and intrinsic functions named in builtins.def (emit/runtime/kernel_runtime.h, shared),
 // then the target's part: CUDA's (emit/runtime/cuda_runtime.h) or the CPU backend's, with its block

@@ -65,6 +65,8 @@ std::string entry_point(const fe::Function& kernel, const std::string& name, Fun
 }  // namespace
 }  // namespace cuda
 
+EmittedFunction emit_host_function(const fe::Program& program) { return cuda::emit_function(cuda::host_target(), program); }
+
 EmittedKernel emit_host(const fe::Program& program, bool debug) {
   const fe::Function& kernel = program.kernel();
   cuda::TupleStructs tuples;

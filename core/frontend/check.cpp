@@ -392,4 +392,27 @@ Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Ty
   return std::move(session.program);
 }
 
+Program check_scalar_function(std::shared_ptr<const FunctionSource> function, const std::vector<Type>& signature) {
+  checking::Session session;
+  session.stack_base = static_cast<const char*>(__builtin_frame_address(0));
+  std::unique_ptr<Function> fn = parse(function->source);
+  check_arguments(*fn, function->source, signature);
+  for (size_t i = 0; i < signature.size(); ++i)
+    if (!signature[i].is_scalar())
+      throw CompileError(function->source, fn->params[i].loc,
+                         "an elementwise function takes numbers, but parameter '" + fn->params[i].name + "' is " +
+                             to_string(signature[i]));
+  session.active.push_back(function->identity);
+  checking::Checker(session, *function, *fn).run(signature, false);
+  if (!fn->return_type.is_scalar())
+    throw CompileError(function->source, fn->loc,
+                       "an elementwise function must return one number, but '" + fn->name + "' returns " +
+                           (fn->return_type.kind == TypeKind::Void ? std::string("nothing")
+                                                                   : to_string(fn->return_type)));
+  fn->mangled_name = "jiasu_scalar_" + fn->name;
+  session.program.functions.push_back(std::move(fn));
+  session.program.sources.push_back(std::move(function));
+  return std::move(session.program);
+}
+
 }  // namespace jiasu::fe

@@ -72,6 +72,12 @@ struct Program {
 // arguments the kernel cannot take: a wrong number of them, complex values.
 Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Type>& signature);
 
+// A scalar function (what @jiasu.vectorize and @jiasu.reduce make elementwise operations of): parsed and typed
+// for scalar arguments of types `signature`, with the device functions it calls. It is the Program's last
+// function, a device function (not a kernel) whose return type is one number; a function that returns nothing,
+// a tuple or an array is a CompileError at its definition, and so is an array or tuple argument.
+Program check_scalar_function(std::shared_ptr<const FunctionSource> function, const std::vector<Type>& signature);
+
 // NumPy's promotion of two scalar types, honouring weak (literal) operands. Exposed for tests.
 Type promote(const Type& a, const Type& b);
 
