@@ -570,6 +570,7 @@ void bind_array(nb::module_& m) {
       });
   bind_shape_methods(cls);
   array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
+  bind_matmul(m);
 }
 
 }  // namespace jiasu::py

@@ -52,6 +52,7 @@ template <typename Body>
 }
 void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
+void bind_matmul(nb::module_& m);  // called by bind_array: adds matmul, dot and Array's @ operators
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_shapes(nb::module_& m);

@@ -123,7 +123,7 @@ void bind_runtime(nb::module_& m) {
     synchronize_device(ordinal);
   }, nb::arg("device").none() = nb::none(), "Wait for the work queued on a GPU (default: the active backend's).");
   m.def("library_info", &library_report, nb::arg("name"),
-        "Path, origin and version of 'driver', 'nvrtc', 'cudnn', 'cublas' or 'nccl'; raises when missing.");
+        "Path, origin and version of 'driver', 'nvrtc', 'cudnn', 'cublas', 'cublaslt' or 'nccl'; raises when missing.");
   m.def("cache_dir", &default_cache_dir);
 
   m.def("compile_cuda", [](const std::string& source, nb::handle arch, nb::handle output,

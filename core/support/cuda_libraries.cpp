@@ -27,6 +27,9 @@ const std::map<std::string, LibrarySpec>& specs() {
                      "pip install nvidia-cudnn-cu13 (or nvidia-cudnn-cu12 for a CUDA 12 driver)")},
       {"cublas", spec("cuBLAS", "JIASU_CUBLAS", {"libcublas.so.13", "libcublas.so.12"},
                       {"nvidia/cu13/lib", "nvidia/cublas/lib"}, "pip install nvidia-cublas")},
+      {"cublaslt", spec("cuBLASLt", "JIASU_CUBLASLT", {"libcublasLt.so.13", "libcublasLt.so.12"},
+                        {"nvidia/cu13/lib", "nvidia/cublas/lib"},
+                        "pip install nvidia-cublas (nvidia-cublas-cu12 for a CUDA 12 driver)")},
       {"nccl", spec("NCCL", "JIASU_NCCL", {"libnccl.so.2"}, {"nvidia/nccl/lib", "nvidia/cu13/lib"},
                     "pip install nvidia-nccl-cu13")},
   };
@@ -64,6 +67,12 @@ LibraryReport inspect_cuda_library(const std::string& name) {
       int v[3] = {0, 0, 0};
       for (int i = 0; i < 3; ++i) fn(i, &v[i]);  // MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL
       report.version = dotted(v[0], v[1], v[2]);
+    }
+  } else if (name == "cublaslt") {
+    // cublasLtGetVersion: major * 10000 + minor * 100 + patch.
+    if (auto fn = reinterpret_cast<size_t (*)()>(find_symbol(lib, "cublasLtGetVersion"))) {
+      size_t v = fn();
+      report.version = dotted(v / 10000, v / 100 % 100, v % 100);
     }
   } else if (name == "nccl") {
     // ncclGetVersion: major * 10000 + minor * 100 + patch since NCCL 2.9.

@@ -7,7 +7,7 @@
 
 namespace jiasu {
 
-// name: "nvrtc", "cudnn", "cublas" or "nccl"; throws BadValue for any other.
+// name: "nvrtc", "cudnn", "cublas", "cublaslt" or "nccl"; throws BadValue for any other.
 const LibrarySpec& cuda_library_spec(const std::string& name);
 
 struct LibraryReport {

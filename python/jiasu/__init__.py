@@ -18,6 +18,7 @@ from ._arrays import (Array, asarray, empty, empty_like, from_dlpack, full, full
                       ones_like, pinned_empty, zeros, zeros_like)
 from ._arrays import (arange, ascontiguousarray, broadcast_shapes, broadcast_to, concatenate, copy,  # noqa: E402
                       expand_dims, eye, linspace, ravel, reshape, squeeze, stack, swapaxes, transpose)
+from ._linalg import dot, get_matmul_precision, matmul, set_matmul_precision  # noqa: E402
 
 __version__ = _core.__version__
 

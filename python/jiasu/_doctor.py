@@ -2,7 +2,7 @@
 
 `collect()` gathers the facts as a plain dict (what `--json` prints), `format_report()` turns them into
 text, `main()` prints one or the other and returns the exit code: 0 when the active backend has all it
-needs (CUDA: a driver, at least one GPU and NVRTC; CPU: a C++ compiler), 1 otherwise. cuDNN, cuBLAS and
+needs (CUDA: a driver, at least one GPU and NVRTC; CPU: a C++ compiler), 1 otherwise. cuDNN, cuBLAS, cuBLASLt and
 NCCL are optional: their absence is a warning, as is a GPU machine's missing C++ compiler.
 """
 import json
@@ -16,6 +16,7 @@ LIBRARIES = (
     ("nvrtc", "NVRTC", "JIASU_NVRTC", True),
     ("cudnn", "cuDNN", "JIASU_CUDNN", False),
     ("cublas", "cuBLAS", "JIASU_CUBLAS", False),
+    ("cublaslt", "cuBLASLt", "JIASU_CUBLASLT", False),  # jiasu.matmul on a GPU
     ("nccl", "NCCL", "JIASU_NCCL", False),
 )
 CXX_FIX = "install a C++17 compiler (g++ or clang++; e.g. `apt install g++`), or set JIASU_CXX to one"
