@@ -58,3 +58,14 @@ def test_mixing_in_a_numpy_array_is_a_type_error_not_a_copy():
 def test_explicit_conversion_still_copies():
     host, a = host_and_device()
     np.testing.assert_array_equal(np.asarray(a), host)
+
+
+def test_numpy_matmul_and_dot_run_on_jiasu():
+    host = np.arange(12, dtype=np.float64).reshape(3, 4)
+    a, b = jiasu.asarray(host), jiasu.asarray(host.T.copy())
+    for result, expected in ((np.matmul(a, b), host @ host.T), (np.dot(a, b), np.dot(host, host.T))):
+        assert isinstance(result, jiasu.Array)
+        np.testing.assert_allclose(result.get(), expected)
+    out = jiasu.empty((3, 3))
+    assert np.matmul(a, b, out=out) is out
+    np.testing.assert_allclose(out.get(), host @ host.T)
