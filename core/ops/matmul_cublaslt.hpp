@@ -15,7 +15,8 @@ namespace jiasu::ops {
 // type. Float16 and bfloat16 accumulate in float32; float32 uses TF32 only when matmul_allows_tf32().
 struct GemmTypes {
   int data = 0, compute = 0, scale = 0;
-  std::array<unsigned char, 16> one{}, zero{};
+  // Aligned as cuDoubleComplex: the library reads alpha and beta with loads of their type's alignment.
+  alignas(16) std::array<unsigned char, 16> one{}, zero{};
 };
 // Throws BadArgument naming `op` and the dtype for types cuBLASLt has no product for.
 GemmTypes gemm_types(DType dtype, const char* op);

@@ -4,6 +4,7 @@
 // host in double precision, reading column-major matrices with their leading dimensions and batch strides.
 // fake_cublaslt_heuristic_calls() counts heuristic queries, so a test can see the algorithm cache work, and
 // fake_cublaslt_last_compute() is the compute type of the last product (TF32 or not).
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -177,6 +178,11 @@ Status cublasLtMatmul(void*, Desc* d, const void* alpha, const void* a, Layout* 
                       void* workspace, size_t workspace_bytes, void*) {
   if (Status s = check(d, al, bl, cl, ol)) return s;
   if (!algo || (workspace_bytes && !workspace) || c != out) return kInvalid;
+  // The real library loads alpha and beta as their type (cuDoubleComplex is 16-byte aligned): a misaligned
+  // scalar faults there, so it is refused here.
+  const uintptr_t scale_alignment = uintptr_t(std::min(element_size(d->scale), 16));
+  if (reinterpret_cast<uintptr_t>(alpha) % scale_alignment || reinterpret_cast<uintptr_t>(beta) % scale_alignment)
+    return kInvalid;
   const std::complex<double> one = load(static_cast<const unsigned char*>(alpha), d->scale);
   const std::complex<double> zero = load(static_cast<const unsigned char*>(beta), d->scale);
   if (one != 1.0 || zero != 0.0) return kInvalid;
