@@ -116,7 +116,8 @@ void append_type_key(std::string& key, nb::handle value, size_t index, const std
 }
 
 // The core's configuration, and the Python objects it came from.
-struct BoundConfig : LaunchConfig {
+struct BoundConfig {
+  LaunchConfig launch;
   nb::object owner;  // the KernelFunction
   KernelFunction* function = nullptr;  // owner's C++ object (valid while owner is held)
   nb::object stream_object;  // None, a jiasu.Stream or an address, held for stream's sake
@@ -157,11 +158,11 @@ class KernelFunction {
     scratch->arguments.resize(n);  // filled in place: copying them costs more than classifying
     for (Py_ssize_t i = 0; i < n; ++i) classify(args[i], i, *scratch.operator->(), device, scratch->arguments[i]);
     // From the lookup's end to the launch no Python code runs, so the kernel's own parameter buffer serves.
-    Specialization& spec = launcher_.launch_gpu(config, scratch->arguments.data(), n, scratch->key, device);
+    Specialization& spec = launcher_.launch_gpu(config.launch, scratch->arguments.data(), n, scratch->key, device);
 
     if (scratch->staged.empty()) return;
     // Staged arrays are copied back and freed on the legacy stream: let the kernel's stream finish first.
-    if (config.stream) cu::check(cu::driver().cuStreamSynchronize(config.stream), "cuStreamSynchronize");
+    if (config.launch.stream) cu::check(cu::driver().cuStreamSynchronize(config.launch.stream), "cuStreamSynchronize");
     for (const Staged& s : scratch->staged)
       if (spec.written()[s.param]) copy_back(s);
   }
@@ -232,7 +233,7 @@ class KernelFunction {
           return false;
       }
     }
-    launcher_.relaunch(config, *compiled);
+    launcher_.relaunch(config.launch, *compiled);
     return true;
   }
 
@@ -258,7 +259,7 @@ class KernelFunction {
     for (Py_ssize_t i = 0; i < n; ++i) classify_host(args[i], i, *scratch.operator->(), scratch->arguments[i]);
     Specialization& spec = launcher_.prepare_host(scratch->arguments.data(), n, scratch->key, scratch->host);
     nb::gil_scoped_release unlocked;  // the arrays stay alive: the caller holds them
-    KernelLauncher::run_host(spec, config, scratch->host);
+    KernelLauncher::run_host(spec, config.launch, scratch->host);
   }
 
   void classify_host(PyObject* o, size_t index, Scratch& scratch, LaunchArgument& a) {
@@ -430,13 +431,13 @@ BoundConfig make_config(nb::handle self, nb::handle key) {
     throw BadArgument("launch a kernel as k[blocks, threads], k[blocks, threads, stream] or "
                       "k[blocks, threads, stream, shared_bytes]");
   nb::tuple t = nb::borrow<nb::tuple>(key);
-  c.grid = dim3_from(t[0], "blocks");
-  c.block = dim3_from(t[1], "threads");
+  c.launch.grid = dim3_from(t[0], "blocks");
+  c.launch.block = dim3_from(t[1], "threads");
   if (t.size() > 2) {
-    c.stream = stream_handle(t[2]);
+    c.launch.stream = stream_handle(t[2]);
     c.stream_object = nb::borrow(t[2]);
   }
-  if (t.size() > 3) c.shared_bytes = shared_bytes_from(t[3], "shared_bytes");
+  if (t.size() > 3) c.launch.shared_bytes = shared_bytes_from(t[3], "shared_bytes");
   return c;
 }
 
@@ -591,12 +592,12 @@ void bind_kernel(nb::module_& m) {
         if (overflow > 0) throw BadValue("forall(n) needs n < 2**63, not " + python_str(n));
         if (overflow || threads < 0) throw BadValue("forall(n) needs n >= 0, not " + python_str(n));
         BoundConfig c;
-        c.stream = stream_handle(stream);
+        c.launch.stream = stream_handle(stream);
         c.owner = nb::borrow(self);
         c.function = nb::inst_ptr<KernelFunction>(self);
         c.stream_object = nb::borrow(stream);
-        c.shared_bytes = shared_bytes_from(shared_bytes, "shared_bytes");
-        c.forall = threads;
+        c.launch.shared_bytes = shared_bytes_from(shared_bytes, "shared_bytes");
+        c.launch.forall = threads;
         return new_config(std::move(c));
       }, nb::arg("n"), nb::arg("stream") = nb::none(), nb::arg("shared_bytes") = 0,
          "A launch over n threads with the block size the occupancy API favours.")
