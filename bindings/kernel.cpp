@@ -20,13 +20,10 @@ namespace {
 // argument in its place the same way. A NumPy scalar's scalar_type is its (static) type object.
 enum ScalarKind : uint8_t { kOtherScalar = 0, kPythonInt, kPythonFloat, kPythonBool, kNumpyScalar };
 
-// A NumPy array copied to the device for one launch, and copied back if the kernel writes it.
+// A NumPy array copied to the device for one launch (copies[i] is staged[i]'s device copy and host memory).
 struct Staged {
-  size_t param;
   nb::object original;    // the caller's array
-  nb::object contiguous;  // itself, or a C-contiguous copy
-  void* address;          // of contiguous's data
-  const Array* device;
+  nb::object contiguous;  // itself, or a C-contiguous copy, whose memory the results come back to
 };
 
 // The working storage of one launch (see ScratchLease).
@@ -34,7 +31,8 @@ struct Scratch {
   std::string key;
   std::vector<LaunchArgument> arguments;
   std::deque<Array> temporaries;  // arrays made for this launch, at stable addresses
-  std::vector<Staged> staged;     // refers into temporaries: cleared first
+  std::vector<Staged> staged;
+  std::vector<StagedArray> copies;  // refers into temporaries: cleared first
   HostParams host;                // a CPU launch's parameters
   void clear() {
     key.clear();
@@ -42,6 +40,7 @@ struct Scratch {
     host.clear();
     if (temporaries.empty()) return;  // the usual launch made none
     staged.clear();
+    copies.clear();
     temporaries.clear();
   }
 };
@@ -161,10 +160,15 @@ class KernelFunction {
     Specialization& spec = launcher_.launch_gpu(config.launch, scratch->arguments.data(), n, scratch->key, device);
 
     if (scratch->staged.empty()) return;
-    // Staged arrays are copied back and freed on the legacy stream: let the kernel's stream finish first.
-    if (config.launch.stream) cu::check(cu::driver().cuStreamSynchronize(config.launch.stream), "cuStreamSynchronize");
-    for (const Staged& s : scratch->staged)
-      if (spec.written()[s.param]) copy_back(s);
+    {
+      nb::gil_scoped_release unlocked;  // the arrays stay alive: scratch and the caller hold them
+      copy_back_written(spec, config.launch, scratch->copies.data(), scratch->copies.size());
+    }
+    for (size_t i = 0; i < scratch->staged.size(); ++i) {
+      const Staged& s = scratch->staged[i];
+      if (spec.written()[scratch->copies[i].param] && !s.contiguous.is(s.original))
+        numpy().attr("copyto")(s.original, s.contiguous);
+    }
   }
 
   void warn_numpy_once() {
@@ -333,7 +337,8 @@ class KernelFunction {
       nb::gil_scoped_release unlocked;
       device.copy_from_host(address);
     }
-    scratch.staged.push_back({index, nb::borrow(host), contiguous, address, &device});
+    scratch.staged.push_back({nb::borrow(host), contiguous});
+    scratch.copies.push_back({index, &device, address});
     return device;
   }
 
@@ -366,14 +371,6 @@ class KernelFunction {
     static nb::object* finalize = new nb::object(nb::module_::import_("weakref").attr("finalize"));
     nb::object unregister = nb::module_::import_("jiasu._core").attr("_unregister_host_memory");
     (*finalize)(array, unregister, reinterpret_cast<uintptr_t>(ptr));
-  }
-
-  static void copy_back(const Staged& s) {
-    {
-      nb::gil_scoped_release unlocked;
-      s.device->copy_to_host(s.address);
-    }
-    if (!s.contiguous.is(s.original)) numpy().attr("copyto")(s.original, s.contiguous);
   }
 
   PythonKernel kernel_;

@@ -7,6 +7,7 @@
 
 #include "emit/runtime/array_abi.h"
 #include "program/signature.hpp"
+#include "runtime/driver.hpp"
 #include "support/error.hpp"
 
 namespace jiasu {
@@ -62,6 +63,14 @@ void refuse_read_only_outputs(const Specialization& spec, const LaunchArgument* 
     if (arguments[i].read_only && spec.written()[i])
       throw BadValue("argument " + std::to_string(i) + " is a read-only NumPy array, and results would be "
                      "written into it");
+}
+
+void copy_back_written(const Specialization& spec, const LaunchConfig& config, const StagedArray* staged, size_t n) {
+  if (n == 0) return;
+  // Staged arrays are copied back and freed on the legacy stream: let the kernel's stream finish first.
+  if (config.stream) cu::check(cu::driver().cuStreamSynchronize(config.stream), "cuStreamSynchronize");
+  for (size_t i = 0; i < n; ++i)
+    if (spec.written()[staged[i].param]) staged[i].device->copy_to_host(staged[i].host);
 }
 
 void RepeatLaunch::pack(const ParamLayout& layout, const LaunchArgument* arguments, size_t n, int device) {

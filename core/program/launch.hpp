@@ -89,6 +89,17 @@ void pick_forall(Kernel& kernel, int64_t n, size_t shared_bytes, Dim3& grid, Dim
 // BadValue when an argument marked read_only is one the kernel writes.
 void refuse_read_only_outputs(const Specialization& spec, const LaunchArgument* arguments, size_t n);
 
+// A host array the caller copied to the device for one GPU launch: argument `param`'s device copy, and the
+// C-contiguous host memory it came from.
+struct StagedArray {
+  size_t param;
+  const Array* device;
+  void* host;
+};
+// After the launch: waits for its stream, then copies back into host memory each staged array the kernel
+// writes (Specialization::written); the others stay as they were. Touches no Python: may run without the GIL.
+void copy_back_written(const Specialization& spec, const LaunchConfig& config, const StagedArray* staged, size_t n);
+
 // Where a launch runs when the caller does not say and `array` is among the arguments: the CPU for an
 // array in host memory, else the current GPU (default_device() when no array decides).
 inline int launch_device_of(const Array& array) { return array.on_host() ? kCpuDevice : current_device(); }
