@@ -1,13 +1,13 @@
 // Kernels written in Python: @jiasu.kernel objects, their launch configurations k[grid, block], and the
-// launch path that classifies arguments, finds the specialisation and launches, all in C++.
+// conversion of a launch's Python arguments for the core's launch engine (program/launch.hpp).
 #include <nanobind/stl/string.h>
 #include <structmember.h>
 
 #include <algorithm>
-#include <climits>
 #include <deque>
 
 #include "common.hpp"
+#include "program/launch.hpp"
 #include "program/python_kernel.hpp"
 #include "program/signature.hpp"
 #include "runtime/backend.hpp"
@@ -16,61 +16,49 @@
 namespace jiasu::py {
 namespace {
 
-// One classified argument: an array (jiasu's own, a wrapped device object or a staged NumPy array) or
-// the bytes of a scalar.
-struct Argument {
-  const Array* array = nullptr;
-  unsigned char bytes[8] = {};
-  size_t size = 0;
-  bool read_only = false;                    // a NumPy array used in place that may not be written
-  PyTypeObject* numpy_scalar_type = nullptr;  // a NumPy scalar's static type (the repeat path reads those)
-};
+// What a scalar argument was in Python (LaunchArgument::scalar_kind): the repeat launch converts the next
+// argument in its place the same way. A NumPy scalar's scalar_type is its (static) type object.
+enum ScalarKind : uint8_t { kOtherScalar = 0, kPythonInt, kPythonFloat, kPythonBool, kNumpyScalar };
 
-// A NumPy array copied to the device for one launch, and copied back if the kernel writes it.
+// A NumPy array copied to the device for one launch (copies[i] is staged[i]'s device copy and host memory).
 struct Staged {
-  size_t param;
   nb::object original;    // the caller's array
-  nb::object contiguous;  // itself, or a C-contiguous copy
-  void* address;          // of contiguous's data
-  const Array* device;
+  nb::object contiguous;  // itself, or a C-contiguous copy, whose memory the results come back to
 };
 
 // The working storage of one launch (see ScratchLease).
 struct Scratch {
   std::string key;
-  std::vector<Argument> arguments;
+  std::vector<LaunchArgument> arguments;
   std::deque<Array> temporaries;  // arrays made for this launch, at stable addresses
-  std::vector<Staged> staged;     // refers into temporaries: cleared first
-  struct alignas(16) HostSlot { unsigned char bytes[8 + 16 * 8]; };
-  std::vector<HostSlot> host_slots;  // a CPU launch's parameters, one each
-  std::vector<void*> host_params;
-  // A CPU launch runs without the GIL: its jiasu arrays' memory is held meanwhile (another thread may free()).
-  std::vector<std::shared_ptr<const void>> in_use;
+  std::vector<Staged> staged;
+  std::vector<StagedArray> copies;  // refers into temporaries: cleared first
+  HostParams host;                // a CPU launch's parameters
   void clear() {
     key.clear();
     arguments.clear();
-    in_use.clear();
+    host.clear();
     if (temporaries.empty()) return;  // the usual launch made none
     staged.clear();
+    copies.clear();
     temporaries.clear();
   }
 };
 
 class KernelFunction;
 
-// A Python float, bool or int: its bytes in `a` and its signature entry at `entry`; returns the entry's
-// length, or 0 for anything else. Python numbers are weak scalars (NEP 50), bool excepted.
-size_t python_number(PyObject* o, size_t index, const std::string& kernel, Argument& a, char* entry) {
+// A Python float, bool or int: its bytes, dtype and kind in `a`; false for anything else. Python numbers
+// are weak scalars (NEP 50), bool excepted.
+bool python_number(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
   if (PyFloat_CheckExact(o)) {
-    double v = PyFloat_AS_DOUBLE(o);
-    std::memcpy(a.bytes, &v, 8);
-    a.size = 8;
-    return scalar_key(entry, DType::Float64, true);
+    a = LaunchArgument::scalar(PyFloat_AS_DOUBLE(o), DType::Float64, true);
+    a.scalar_kind = kPythonFloat;
+    return true;
   }
   if (PyBool_Check(o)) {
-    a.bytes[0] = o == Py_True;
-    a.size = 1;
-    return scalar_key(entry, DType::Bool, false);
+    a = LaunchArgument::scalar(static_cast<uint8_t>(o == Py_True), DType::Bool);
+    a.scalar_kind = kPythonBool;
+    return true;
   }
   if (PyLong_CheckExact(o)) {
     long long v = PyLong_AsLongLong(o);
@@ -78,31 +66,29 @@ size_t python_number(PyObject* o, size_t index, const std::string& kernel, Argum
       PyErr_Clear();
       throw BadValue("argument " + std::to_string(index) + " of kernel '" + kernel + "' is an int too large for int64");
     }
-    std::memcpy(a.bytes, &v, 8);
-    a.size = 8;
-    return scalar_key(entry, DType::Int64, true);
-  }
-  return 0;
-}
-
-// Scalars (Python and NumPy): their bytes and signature entry. False for anything else.
-bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, std::string& key, Argument& a) {
-  char entry[kScalarKeyLength];
-  if (size_t length = python_number(o, index, kernel, a, entry)) {
-    key.append(entry, length);
+    a = LaunchArgument::scalar(v, DType::Int64, true);
+    a.scalar_kind = kPythonInt;
     return true;
   }
+  return false;
+}
+
+// Scalars (Python and NumPy): their bytes and dtype. False for anything else.
+bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
+  if (python_number(o, index, kernel, a)) return true;
   if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
   if (const NumpyScalarType* scalar = numpy_scalar_type(o)) {
     // A type jiasu has no dtype for: asking again raises the reason.
-    const DType dtype = scalar->dtype ? *scalar->dtype : dtype_from_object(nb::handle(o).attr("dtype"));
+    a.dtype = scalar->dtype ? *scalar->dtype : dtype_from_object(nb::handle(o).attr("dtype"));
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
-    a.size = std::min<size_t>(view.len, sizeof a.bytes);
+    a.size = static_cast<uint8_t>(std::min<size_t>(view.len, sizeof a.bytes));
     std::memcpy(a.bytes, view.buf, a.size);
     PyBuffer_Release(&view);
-    if (scalar->static_type) a.numpy_scalar_type = scalar->type;
-    append_scalar_key(key, dtype, false);
+    if (scalar->static_type) {  // no Python code serves its buffer: the repeat launch may read it
+      a.scalar_kind = kNumpyScalar;
+      a.scalar_type = scalar->type;
+    }
     return true;
   }
   return false;
@@ -112,8 +98,8 @@ bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, std::
 // without a GPU (k.specialize).
 void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel) {
   PyObject* o = value.ptr();
-  Argument scalar;
-  if (classify_scalar(o, index, kernel, key, scalar)) return;  // the front end rejects complex
+  LaunchArgument scalar;
+  if (classify_scalar(o, index, kernel, scalar)) return append_argument_key(key, scalar);  // the front end rejects complex
   auto described = [&]() -> Array {
     if (Py_TYPE(o) == array_type) return *nb::inst_ptr<Array>(value);
     bool read_only;  // a NumPy array by its own layout (a GPU launch stages a C-contiguous copy)
@@ -128,21 +114,19 @@ void append_type_key(std::string& key, nb::handle value, size_t index, const std
   }
 }
 
-struct LaunchConfig {
+// The core's configuration, and the Python objects it came from.
+struct BoundConfig {
+  LaunchConfig launch;
   nb::object owner;  // the KernelFunction
   KernelFunction* function = nullptr;  // owner's C++ object (valid while owner is held)
-  Dim3 grid, block;
-  nb::object stream;              // None, a jiasu.Stream or an address, held for cuda_stream's sake
-  cu::CUstream cuda_stream = nullptr;  // resolved once, when the configuration is made
-  size_t shared_bytes = 0;
-  int64_t forall = -1;  // k.forall(n): grid and block picked at launch from the occupancy API
+  nb::object stream_object;  // None, a jiasu.Stream or an address, held for stream's sake
 };
 
 class KernelFunction {
  public:
   KernelFunction(nb::handle description, bool debug)
       : description(nb::borrow(description)), held(nb::steal(PyList_New(0))),
-        kernel_(function_source(description, held.ptr()), debug) {}
+        kernel_(function_source(description, held.ptr()), debug), launcher_(kernel_) {}
   nb::object description;  // the Python function's description; kept alive here for the resolver
   nb::object held;         // a list: the descriptions of the device functions it calls (idem)
 
@@ -152,10 +136,10 @@ class KernelFunction {
 
   // args[0..n): the kernel's arguments. device: where to run (kCpuDevice or a GPU), or kAnyDevice to decide
   // from the arguments.
-  [[gnu::hot]] void launch(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n, int device = kAnyDevice) {
+  [[gnu::hot]] void launch(const BoundConfig& config, PyObject* const* args, Py_ssize_t n, int device = kAnyDevice) {
     if (device == kAnyDevice) {
       // With a GPU array among them, the arguments of a repeat launch choose the current device.
-      if (repeat_has_array_ && launch_as_last(config, args, n, current_device())) [[likely]]
+      if (launcher_.repeat().has_array() && launch_as_last(config, args, n, current_device())) [[likely]]
         return;
       device = launch_device(args, n);
     } else if (device != kCpuDevice && launch_as_last(config, args, n, device)) {
@@ -165,51 +149,26 @@ class KernelFunction {
   }
 
   // Every launch but a repeat one (kept out of line, so that the repeat path's code stays compact).
-  [[gnu::cold, gnu::noinline]] void launch_afresh(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n,
+  [[gnu::cold, gnu::noinline]] void launch_afresh(const BoundConfig& config, PyObject* const* args, Py_ssize_t n,
                                                   int device) {
     if (device == kCpuDevice) return launch_host(config, args, n);
     require_gpu("CUDA kernels need a GPU, and none is visible");
     ScratchLease<Scratch> scratch;
     scratch->arguments.resize(n);  // filled in place: copying them costs more than classifying
     for (Py_ssize_t i = 0; i < n; ++i) classify(args[i], i, *scratch.operator->(), device, scratch->arguments[i]);
-
-    Specialization& spec = kernel_.specialization(scratch->key);
-    refuse_read_only_outputs(spec, scratch->arguments);
-    Kernel& compiled = spec.kernel(device);
-    // From here to the launch no Python code runs, so the kernel's own LaunchArgs can be filled (see
-    // launch_as_last); each argument's place in it is kept for the next launch.
-    repeat_kernel_ = nullptr;
-    repeat_.clear();
-    repeat_has_array_ = false;
-    bool repeatable = true;
-    LaunchArgs& packed = repeat_args_;
-    packed.begin(compiled.param_layout());
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      const Argument& a = scratch->arguments[i];
-      unsigned char* at;
-      if (a.array) {
-        at = packed.slot(array_param_size(*a.array), 8, "an array");
-        array_bytes(*a.array, at);
-      } else {
-        at = packed.slot(a.size, a.size, "a scalar");
-        std::memcpy(at, a.bytes, a.size);
-      }
-      RepeatArgument r = repeat_argument(args[i], a);
-      r.offset = static_cast<uint32_t>(at - static_cast<const unsigned char*>(packed.data()));
-      repeatable = repeatable && r.kind != RepeatArgument::None;
-      repeat_has_array_ = repeat_has_array_ || r.kind == RepeatArgument::JiasuArray;
-      repeat_.push_back(r);
-    }
-    packed.finish();
-    if (repeatable) repeat_kernel_ = &compiled;
-    run(config, compiled, packed);
+    // From the lookup's end to the launch no Python code runs, so the kernel's own parameter buffer serves.
+    Specialization& spec = launcher_.launch_gpu(config.launch, scratch->arguments.data(), n, scratch->key, device);
 
     if (scratch->staged.empty()) return;
-    // Staged arrays are copied back and freed on the legacy stream: let the kernel's stream finish first.
-    if (config.cuda_stream)
-      cu::check(cu::driver().cuStreamSynchronize(config.cuda_stream), "cuStreamSynchronize");
-    for (const Staged& s : scratch->staged)
-      if (spec.written()[s.param]) copy_back(s);
+    {
+      nb::gil_scoped_release unlocked;  // the arrays stay alive: scratch and the caller hold them
+      copy_back_written(spec, config.launch, scratch->copies.data(), scratch->copies.size());
+    }
+    for (size_t i = 0; i < scratch->staged.size(); ++i) {
+      const Staged& s = scratch->staged[i];
+      if (spec.written()[scratch->copies[i].param] && !s.contiguous.is(s.original))
+        numpy().attr("copyto")(s.original, s.contiguous);
+    }
   }
 
   void warn_numpy_once() {
@@ -223,123 +182,71 @@ class KernelFunction {
   }
 
  private:
-  // The launch of a loop: when each argument is what the last GPU launch got in its place (a jiasu array
-  // of the same dtype, rank and contiguity on `device`, a Python number or NumPy scalar of the same type),
-  // the kernel and parameter layout are the last ones too, and each argument's bytes are written over its
-  // predecessor's. False at the first difference; the full path then starts afresh (and explains errors).
-  // No Python code runs and the GIL is held throughout, so the kernel's own LaunchArgs serves every call.
-  [[gnu::always_inline]] bool launch_as_last(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n,
+  // The launch of a loop (see RepeatLaunch): each argument converted as its predecessor was and written over
+  // it by the core, which refuses one of another dtype, rank, contiguity, device or kind. False at the first
+  // difference; the full path then starts afresh (and explains errors). No Python code runs and the GIL is
+  // held throughout, so the kernel's own parameter buffer serves every call.
+  [[gnu::always_inline]] bool launch_as_last(const BoundConfig& config, PyObject* const* args, Py_ssize_t n,
                                              int device) {
-    Kernel* compiled = repeat_kernel_;
-    if (!compiled || compiled->device() != device || static_cast<size_t>(n) != repeat_.size()) return false;
-    unsigned char* buffer = repeat_args_.buffer();
+    Kernel* compiled = launcher_.repeat_kernel(device, static_cast<size_t>(n));
+    if (!compiled) return false;
+    RepeatLaunch& repeat = launcher_.repeat();
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* o = args[i];
-      const RepeatArgument& r = repeat_[i];
-      unsigned char* at = buffer + r.offset;
-      switch (r.kind) {
-        case RepeatArgument::JiasuArray: {
-          if (Py_TYPE(o) != array_type) return false;
-          const Array& array = *nb::inst_ptr<Array>(o);
-          if (array.dtype() != r.dtype || array.ndim() != r.ndim || array.c_contiguous() != r.contiguous ||
-              array.device() != device)
-            return false;
-          array_bytes(array, at);
-          break;
-        }
-        case RepeatArgument::Int: {
+      const RepeatLaunch::Record& r = repeat.record(i);
+      if (r.kind == RepeatLaunch::Record::Array) {
+        if (Py_TYPE(o) != array_type || !repeat.put_array(r, *nb::inst_ptr<Array>(o), device)) return false;
+        continue;
+      }
+      switch (r.scalar_kind) {
+        case kPythonInt: {
           if (!PyLong_CheckExact(o)) return false;
           long long v = PyLong_AsLongLong(o);
           if (v == -1 && PyErr_Occurred()) {
             PyErr_Clear();
             return false;
           }
-          std::memcpy(at, &v, 8);
+          if (!repeat.put_scalar(r, kPythonInt, nullptr, &v, 8)) return false;
           break;
         }
-        case RepeatArgument::Float: {
+        case kPythonFloat: {
           if (!PyFloat_CheckExact(o)) return false;
           double v = PyFloat_AS_DOUBLE(o);
-          std::memcpy(at, &v, 8);
+          if (!repeat.put_scalar(r, kPythonFloat, nullptr, &v, 8)) return false;
           break;
         }
-        case RepeatArgument::Bool:
+        case kPythonBool: {
           if (!PyBool_Check(o)) return false;
-          *at = o == Py_True;
+          const uint8_t v = o == Py_True;
+          if (!repeat.put_scalar(r, kPythonBool, nullptr, &v, 1)) return false;
           break;
-        case RepeatArgument::NumpyScalar: {  // one of NumPy's own types: its buffer is NumPy's C code
-          if (Py_TYPE(o) != r.numpy_type) return false;
+        }
+        case kNumpyScalar: {  // one of NumPy's own types: its buffer is NumPy's C code
+          if (Py_TYPE(o) != r.scalar_type) return false;
           Py_buffer view;
           if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) {
             PyErr_Clear();
             return false;
           }
-          const bool same_size = view.len == r.size;
-          if (same_size) std::memcpy(at, view.buf, r.size);
+          const bool written = repeat.put_scalar(r, kNumpyScalar, Py_TYPE(o), view.buf, static_cast<size_t>(view.len));
           PyBuffer_Release(&view);
-          if (!same_size) return false;
+          if (!written) return false;
           break;
         }
-        case RepeatArgument::None:
+        default:
           return false;
       }
     }
-    run(config, *compiled, repeat_args_);
+    launcher_.relaunch(config.launch, *compiled);
     return true;
   }
 
-  // How the repeat path checks an argument like `value` (classified as `a`) and where it writes it.
-  struct RepeatArgument {
-    enum Kind : uint8_t { None, JiasuArray, Int, Float, Bool, NumpyScalar } kind = None;
-    DType dtype{};  // JiasuArray's
-    uint8_t ndim = 0;
-    bool contiguous = false;
-    uint8_t size = 0;                     // NumpyScalar's bytes
-    PyTypeObject* numpy_type = nullptr;  // NumpyScalar's type (NumPy's own: static, never freed)
-    uint32_t offset = 0;                 // in the parameter buffer
-  };
-  static RepeatArgument repeat_argument(PyObject* value, const Argument& a) {
-    RepeatArgument r;
-    if (Py_TYPE(value) == array_type) {
-      r.kind = RepeatArgument::JiasuArray;
-      r.dtype = a.array->dtype();
-      r.ndim = static_cast<uint8_t>(a.array->ndim());
-      r.contiguous = a.array->c_contiguous();
-    } else if (PyFloat_CheckExact(value)) {
-      r.kind = RepeatArgument::Float;
-    } else if (PyBool_Check(value)) {
-      r.kind = RepeatArgument::Bool;
-    } else if (PyLong_CheckExact(value)) {
-      r.kind = RepeatArgument::Int;
-    } else if (a.numpy_scalar_type) {
-      r.kind = RepeatArgument::NumpyScalar;
-      r.numpy_type = a.numpy_scalar_type;
-      r.size = static_cast<uint8_t>(a.size);
-    }
-    return r;
-  }
-
-  static void run(const LaunchConfig& config, Kernel& compiled, LaunchArgs& packed) {
-    Dim3 grid = config.grid, block = config.block;
-    if (config.forall >= 0) pick_forall(compiled, config.forall, config.shared_bytes, grid, block);
-    compiled.launch(grid, block, packed, config.shared_bytes, config.cuda_stream);
-  }
-
-  // A NumPy argument that may not be written, where the kernel writes.
-  static void refuse_read_only_outputs(Specialization& spec, const std::vector<Argument>& arguments) {
-    for (size_t i = 0; i < arguments.size(); ++i)
-      if (arguments[i].read_only && spec.written()[i])
-        throw BadValue("argument " + std::to_string(i) + " is a read-only NumPy array, and results would be "
-                       "written into it");
-  }
-
-  // Where a launch runs when the caller does not say: on the CPU when a jiasu argument array is in host
-  // memory, on the GPU when one is in GPU memory (or another argument is a GPU object); with only NumPy
-  // arrays and scalars, on the active backend.
+  // Where a launch runs when the caller does not say: by the first jiasu array (launch_device_of), on the
+  // GPU when another argument is a GPU object; with only NumPy arrays and scalars, on the active backend.
   static int launch_device(PyObject* const* args, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* o = args[i];
-      if (Py_TYPE(o) == array_type) return nb::inst_ptr<Array>(o)->on_host() ? kCpuDevice : current_device();
+      if (Py_TYPE(o) == array_type) return launch_device_of(*nb::inst_ptr<Array>(o));
       if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) continue;
       if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) continue;
       if (numpy_scalar_type(o)) continue;
@@ -350,35 +257,17 @@ class KernelFunction {
 
   // The CPU backend: arrays are used where they are (jiasu host arrays, NumPy arrays in place), the
   // kernel is the specialisation's host build, and the launch returns when every block has run.
-  void launch_host(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n) {
+  void launch_host(const BoundConfig& config, PyObject* const* args, Py_ssize_t n) {
     ScratchLease<Scratch> scratch;
     scratch->arguments.resize(n);
     for (Py_ssize_t i = 0; i < n; ++i) classify_host(args[i], i, *scratch.operator->(), scratch->arguments[i]);
-    Specialization& spec = kernel_.specialization(scratch->key);
-    refuse_read_only_outputs(spec, scratch->arguments);
-    auto& slots = scratch->host_slots;
-    auto& params = scratch->host_params;
-    slots.resize(scratch->arguments.size());
-    params.clear();
-    for (size_t i = 0; i < scratch->arguments.size(); ++i) {
-      const Argument& a = scratch->arguments[i];
-      if (a.array)
-        array_bytes(*a.array, slots[i].bytes);
-      else
-        std::memcpy(slots[i].bytes, a.bytes, a.size);
-      params.push_back(slots[i].bytes);
-    }
-    Dim3 grid = config.grid, block = config.block;
-    if (config.forall >= 0) {
-      block = {256, 1, 1};
-      grid = forall_grid(config.forall, 256);
-    }
+    Specialization& spec = launcher_.prepare_host(scratch->arguments.data(), n, scratch->key, scratch->host);
     nb::gil_scoped_release unlocked;  // the arrays stay alive: the caller holds them
-    spec.host_kernel().launch(grid, block, params.data(), config.shared_bytes);
+    KernelLauncher::run_host(spec, config.launch, scratch->host);
   }
 
-  void classify_host(PyObject* o, size_t index, Scratch& scratch, Argument& a) {
-    if (classify_scalar(o, index, name_, scratch.key, a)) return;
+  void classify_host(PyObject* o, size_t index, Scratch& scratch, LaunchArgument& a) {
+    if (classify_scalar(o, index, name_, a)) return append_argument_key(scratch.key, a);
     auto where = [&] { return "argument " + std::to_string(index) + " of kernel '" + name_ + "'"; };
     if (Py_TYPE(o) == array_type) {
       a.array = nb::inst_ptr<Array>(o);
@@ -386,7 +275,7 @@ class KernelFunction {
         throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
                                 where() + " lives on GPU " + std::to_string(a.array->device()) +
                                     " but the launch runs on the CPU; copy it with jiasu.asarray(x, device='cpu')");
-      scratch.in_use.push_back(a.array->memory()->hold());  // fails on a freed array
+      scratch.host.hold(*a.array);  // fails on a freed array
     } else {
       bool read_only = false;
       try {
@@ -398,23 +287,21 @@ class KernelFunction {
       a.array = &scratch.temporaries.back();
       a.read_only = read_only;
     }
-    const Array& array = *a.array;
-    if (array.ndim() > 8) throw BadArgument("kernel arrays have at most 8 dimensions");
-    append_array_key(scratch.key, array.dtype(), static_cast<int>(array.ndim()), array.c_contiguous());
+    append_argument_key(scratch.key, a);
   }
 
-  void classify(nb::handle value, size_t index, Scratch& scratch, int device, Argument& a) {
-    std::string& key = scratch.key;
+  void classify(nb::handle value, size_t index, Scratch& scratch, int device, LaunchArgument& a) {
     PyObject* o = value.ptr();
     if (Py_TYPE(o) == array_type) {
       a.array = nb::inst_ptr<Array>(value);
+      a.repeatable = true;
       if (a.array->on_host())
         throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
                                 "argument " + std::to_string(index) + " of kernel '" + name_ +
                                     "' is a CPU array but the launch runs on GPU " + std::to_string(device) +
                                     "; copy it with jiasu.asarray(x, device=" + std::to_string(device) + ")");
-    } else if (classify_scalar(o, index, name_, key, a)) {
-      return;
+    } else if (classify_scalar(o, index, name_, a)) {
+      return append_argument_key(scratch.key, a);
     } else if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) {
       warn_numpy_once();
       a.array = &stage(value, index, scratch, device, a.read_only);
@@ -434,8 +321,7 @@ class KernelFunction {
                               "argument " + std::to_string(index) + " of kernel '" + name_ + "' lives on device " +
                                   std::to_string(array.device()) + " but the kernel runs on device " +
                                   std::to_string(device));
-    if (array.ndim() > 8) throw BadArgument("kernel arrays have at most 8 dimensions");
-    append_array_key(key, array.dtype(), static_cast<int>(array.ndim()), array.c_contiguous());
+    append_argument_key(scratch.key, a);
   }
 
   // A NumPy argument of a GPU launch: a device copy of it (of a C-contiguous copy of it when it is not).
@@ -451,7 +337,8 @@ class KernelFunction {
       nb::gil_scoped_release unlocked;
       device.copy_from_host(address);
     }
-    scratch.staged.push_back({index, nb::borrow(host), contiguous, address, &device});
+    scratch.staged.push_back({nb::borrow(host), contiguous});
+    scratch.copies.push_back({index, &device, address});
     return device;
   }
 
@@ -486,57 +373,10 @@ class KernelFunction {
     (*finalize)(array, unregister, reinterpret_cast<uintptr_t>(ptr));
   }
 
-  static void copy_back(const Staged& s) {
-    {
-      nb::gil_scoped_release unlocked;
-      s.device->copy_to_host(s.address);
-    }
-    if (!s.contiguous.is(s.original)) numpy().attr("copyto")(s.original, s.contiguous);
-  }
-
-  // The parameter an array is passed as: jiasu::ArrayC<T, N> {data, shape[N]} when C-contiguous, else
-  // jiasu::ArrayA<T, N> {data, shape[N], strides[N]}.
-  static void array_bytes(const Array& array, unsigned char* bytes) {
-    size_t n = static_cast<size_t>(array.ndim());
-    cu::CUdeviceptr ptr = array.data();
-    std::memcpy(bytes, &ptr, 8);
-    for (size_t d = 0; d < n; ++d) std::memcpy(bytes + 8 + 8 * d, &array.shape()[d], 8);  // n <= 8: no call
-    if (!array.c_contiguous())
-      for (size_t d = 0; d < n; ++d) std::memcpy(bytes + 8 + 8 * (n + d), &array.strides()[d], 8);
-  }
-
-  static size_t array_param_size(const Array& array) {
-    return 8 + (array.c_contiguous() ? 8 : 16) * static_cast<size_t>(array.ndim());
-  }
-
-  // The block size with the most resident threads per multiprocessor, and enough blocks to cover n.
-  static void pick_forall(Kernel& kernel, int64_t n, size_t shared_bytes, Dim3& grid, Dim3& block) {
-    const int size = kernel.occupancy_block_size(shared_bytes);
-    block = {static_cast<unsigned>(size), 1, 1};
-    grid = forall_grid(n, size);
-  }
-
-  // One thread per task: a grid of at most 2**31-1 blocks, as CUDA allows. More tasks than that grid holds
-  // would be dropped silently: a grid-stride loop covers them instead.
-  static Dim3 forall_grid(int64_t n, int block) {
-    const int64_t blocks = std::max<int64_t>(1, n / block + (n % block != 0));
-    if (blocks > INT_MAX)
-      throw BadValue("forall(" + std::to_string(n) + ") needs " + std::to_string(blocks) + " blocks of " +
-                     std::to_string(block) + " threads, more than a CUDA grid has (" + std::to_string(INT_MAX) +
-                     "): write the kernel as a grid-stride loop (for i in range(jiasu.grid(1), n, "
-                     "jiasu.gridsize(1))) and launch it with a grid of your choice");
-    return {static_cast<unsigned>(blocks), 1, 1};
-  }
-
   PythonKernel kernel_;
+  KernelLauncher launcher_;  // keeps the last GPU launch for the repeat launch
   std::string name_;
   bool warned_numpy_ = false;
-  // The last GPU launch, for launch_as_last: its kernel (null when some argument cannot be repeated), its
-  // packed parameters, and how each argument is checked and where it goes.
-  Kernel* repeat_kernel_ = nullptr;
-  LaunchArgs repeat_args_;
-  std::vector<RepeatArgument> repeat_;
-  bool repeat_has_array_ = false;
 
  public:
   nb::object last_config_key, last_config;  // k[grid, block]'s cache
@@ -579,22 +419,22 @@ bool same_config(nb::handle last, nb::handle key) {
   return true;
 }
 
-LaunchConfig make_config(nb::handle self, nb::handle key) {
-  LaunchConfig c;
+BoundConfig make_config(nb::handle self, nb::handle key) {
+  BoundConfig c;
   c.owner = nb::borrow(self);
   c.function = nb::inst_ptr<KernelFunction>(self);
-  c.stream = nb::none();
+  c.stream_object = nb::none();
   if (!nb::isinstance<nb::tuple>(key) || nb::len(key) < 2 || nb::len(key) > 4)
     throw BadArgument("launch a kernel as k[blocks, threads], k[blocks, threads, stream] or "
                       "k[blocks, threads, stream, shared_bytes]");
   nb::tuple t = nb::borrow<nb::tuple>(key);
-  c.grid = dim3_from(t[0], "blocks");
-  c.block = dim3_from(t[1], "threads");
+  c.launch.grid = dim3_from(t[0], "blocks");
+  c.launch.block = dim3_from(t[1], "threads");
   if (t.size() > 2) {
-    c.cuda_stream = stream_handle(t[2]);
-    c.stream = nb::borrow(t[2]);
+    c.launch.stream = stream_handle(t[2]);
+    c.stream_object = nb::borrow(t[2]);
   }
-  if (t.size() > 3) c.shared_bytes = shared_bytes_from(t[3], "shared_bytes");
+  if (t.size() > 3) c.launch.shared_bytes = shared_bytes_from(t[3], "shared_bytes");
   return c;
 }
 
@@ -618,7 +458,7 @@ int kernel_clear(PyObject* self) {
   return 0;  // the descriptions stay: the resolvers borrow them, and the kernel dies with them anyway
 }
 
-nb::object new_config(LaunchConfig config);
+nb::object new_config(BoundConfig config);
 
 // k[grid, block]: a raw mp_subscript, since loops launch through it every time. The last configuration is
 // reused when the same one comes again.
@@ -645,7 +485,7 @@ PyType_Slot kernel_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(kernel_tr
 struct ConfigObject {
   PyObject_HEAD
   vectorcallfunc vectorcall;
-  LaunchConfig config;
+  BoundConfig config;
 };
 PyTypeObject* config_type = nullptr;
 
@@ -659,7 +499,7 @@ PyTypeObject* config_type = nullptr;
         throw BadArgument("kernel arguments are positional; the only keyword is device= ('cpu', 'cuda', ...)");
       device = device_from(args[n]);
     }
-    LaunchConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
+    BoundConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
     if (!c.owner.is_valid()) throw BadValue("this launch configuration's kernel is gone");
     c.function->launch(c, args, n, device);
     return nb::none();
@@ -669,23 +509,23 @@ PyTypeObject* config_type = nullptr;
 // The configuration refers back to its kernel, which caches it: the garbage collector sees both sides.
 int config_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
-  const LaunchConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
+  const BoundConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
   Py_VISIT(c.owner.ptr());
-  Py_VISIT(c.stream.ptr());
+  Py_VISIT(c.stream_object.ptr());
   return 0;
 }
 
 int config_clear(PyObject* self) {
-  LaunchConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
+  BoundConfig& c = reinterpret_cast<ConfigObject*>(self)->config;
   c.owner.reset();
-  c.stream.reset();
+  c.stream_object.reset();
   return 0;
 }
 
 void config_dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
-  reinterpret_cast<ConfigObject*>(self)->config.~LaunchConfig();
+  reinterpret_cast<ConfigObject*>(self)->config.~BoundConfig();
   type->tp_free(self);
   Py_DECREF(type);
 }
@@ -703,12 +543,12 @@ PyType_Slot config_slots[] = {
 PyType_Spec config_spec = {"jiasu._core.LaunchConfig", sizeof(ConfigObject), 0,
                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL, config_slots};
 
-nb::object new_config(LaunchConfig config) {
+nb::object new_config(BoundConfig config) {
   PyObject* o = config_type->tp_alloc(config_type, 0);
   if (!o) throw nb::python_error();
   auto* object = reinterpret_cast<ConfigObject*>(o);
   object->vectorcall = config_vectorcall;
-  new (&object->config) LaunchConfig(std::move(config));
+  new (&object->config) BoundConfig(std::move(config));
   return nb::steal(o);
 }
 
@@ -748,13 +588,13 @@ void bind_kernel(nb::module_& m) {
         const long long threads = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
         if (overflow > 0) throw BadValue("forall(n) needs n < 2**63, not " + python_str(n));
         if (overflow || threads < 0) throw BadValue("forall(n) needs n >= 0, not " + python_str(n));
-        LaunchConfig c;
-        c.cuda_stream = stream_handle(stream);
+        BoundConfig c;
+        c.launch.stream = stream_handle(stream);
         c.owner = nb::borrow(self);
         c.function = nb::inst_ptr<KernelFunction>(self);
-        c.stream = nb::borrow(stream);
-        c.shared_bytes = shared_bytes_from(shared_bytes, "shared_bytes");
-        c.forall = threads;
+        c.stream_object = nb::borrow(stream);
+        c.launch.shared_bytes = shared_bytes_from(shared_bytes, "shared_bytes");
+        c.launch.forall = threads;
         return new_config(std::move(c));
       }, nb::arg("n"), nb::arg("stream") = nb::none(), nb::arg("shared_bytes") = 0,
          "A launch over n threads with the block size the occupancy API favours.")

@@ -18,6 +18,7 @@
 #include "emit/emit.hpp"
 #include "support/error.hpp"
 #include "cpu/runtime/host_abi.h"
+#include "emit/runtime/array_abi.h"
 #include "toolchain/host_compiler.hpp"
 
 namespace jiasu::host_test {
@@ -29,8 +30,8 @@ using namespace testing;  // the kernel builders: python(), array(), scalar(), .
 // The layouts the entry point reads, as the runtime header declares them.
 using LaunchError = jiasu::HostError;
 using Launch = jiasu::HostLaunch;
-template <typename T, int N> struct ArrayC { T* data; long long shape[N]; };
-template <typename T, int N> struct ArrayA { T* data; long long shape[N]; long long strides[N]; };
+using jiasu::ArrayA;  // emit/runtime/array_abi.h
+using jiasu::ArrayC;
 
 template <typename T>
 inline ArrayC<T, 1> view(std::vector<T>& v) { return {v.data(), {static_cast<long long>(v.size())}}; }

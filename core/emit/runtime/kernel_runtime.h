@@ -34,6 +34,8 @@
 #define JIASU_FN inline
 #endif
 
+#include "emit/runtime/array_abi.h"
+
 namespace jiasu {
 
 // ---- Scalar traits (NVRTC has no <type_traits>)
@@ -294,12 +296,7 @@ JIASU_FN T round_(T x, long long ndigits) {
   }
 }
 
-// ---- Arrays. Kernel parameters have exactly this layout: the launch packs data, shape (and strides).
-// ArrayC: C-contiguous, offsets from the shape. ArrayA: any layout, strides in bytes.
-template <typename T, int N> struct ArrayC { T* data; long long shape[N]; };
-template <typename T> struct ArrayC<T, 0> { T* data; };
-template <typename T, int N> struct ArrayA { T* data; long long shape[N]; long long strides[N]; };
-template <typename T> struct ArrayA<T, 0> { T* data; };
+// ---- Arrays: kernel parameters are ArrayC / ArrayA (array_abi.h, which the launch's packer reads too).
 
 // NumPy's negative index: counts from the end. No bounds check.
 JIASU_FN long long wrap_index(long long i, long long extent) { return i < 0 ? i + extent : i; }

@@ -1,0 +1,164 @@
+#include "program/launch.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <utility>
+
+#include "emit/runtime/array_abi.h"
+#include "program/signature.hpp"
+#include "runtime/driver.hpp"
+#include "support/error.hpp"
+
+namespace jiasu {
+namespace {
+
+// The packer's sizes and offsets are the runtime header's structs', for every rank a kernel takes.
+template <int N>
+constexpr bool packs_as_abi() {
+  using C = ArrayC<float, N>;
+  using A = ArrayA<float, N>;
+  if (sizeof(C) != 8 + 8 * N || sizeof(A) != 8 + 16 * N || offsetof(C, data) != 0 || offsetof(A, data) != 0)
+    return false;
+  if constexpr (N > 0)
+    return offsetof(C, shape) == 8 && offsetof(A, shape) == 8 && offsetof(A, strides) == 8 + 8 * N;
+  return true;
+}
+template <int... N>
+constexpr bool all_pack_as_abi(std::integer_sequence<int, N...>) {
+  return (packs_as_abi<N>() && ...);
+}
+static_assert(all_pack_as_abi(std::make_integer_sequence<int, kMaxKernelArrayRank + 1>()),
+              "pack_array and array_param_size must match ArrayC/ArrayA in emit/runtime/array_abi.h");
+static_assert(sizeof(HostParams::Slot) >= sizeof(ArrayA<float, kMaxKernelArrayRank>), "a host slot holds any array");
+
+}  // namespace
+
+void append_argument_key(std::string& key, const LaunchArgument& argument) {
+  if (!argument.array) return append_scalar_key(key, argument.dtype, argument.weak);
+  const Array& array = *argument.array;
+  if (array.ndim() > kMaxKernelArrayRank) throw BadArgument("kernel arrays have at most 8 dimensions");
+  append_array_key(key, array.dtype(), static_cast<int>(array.ndim()), array.c_contiguous());
+}
+
+Dim3 forall_grid(int64_t n, int block) {
+  // More tasks than the largest grid holds would be dropped silently: a grid-stride loop covers them instead.
+  const int64_t blocks = std::max<int64_t>(1, n / block + (n % block != 0));
+  if (blocks > INT_MAX)
+    throw BadValue("forall(" + std::to_string(n) + ") needs " + std::to_string(blocks) + " blocks of " +
+                   std::to_string(block) + " threads, more than a CUDA grid has (" + std::to_string(INT_MAX) +
+                   "): write the kernel as a grid-stride loop (for i in range(jiasu.grid(1), n, "
+                   "jiasu.gridsize(1))) and launch it with a grid of your choice");
+  return {static_cast<unsigned>(blocks), 1, 1};
+}
+
+void pick_forall(Kernel& kernel, int64_t n, size_t shared_bytes, Dim3& grid, Dim3& block) {
+  const int size = kernel.occupancy_block_size(shared_bytes);
+  block = {static_cast<unsigned>(size), 1, 1};
+  grid = forall_grid(n, size);
+}
+
+void refuse_read_only_outputs(const Specialization& spec, const LaunchArgument* arguments, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (arguments[i].read_only && spec.written()[i])
+      throw BadValue("argument " + std::to_string(i) + " is a read-only NumPy array, and results would be "
+                     "written into it");
+}
+
+void copy_back_written(const Specialization& spec, const LaunchConfig& config, const StagedArray* staged, size_t n) {
+  if (n == 0) return;
+  // Staged arrays are copied back and freed on the legacy stream: let the kernel's stream finish first.
+  if (config.stream) cu::check(cu::driver().cuStreamSynchronize(config.stream), "cuStreamSynchronize");
+  for (size_t i = 0; i < n; ++i)
+    if (spec.written()[staged[i].param]) staged[i].device->copy_to_host(staged[i].host);
+}
+
+void RepeatLaunch::pack(const ParamLayout& layout, const LaunchArgument* arguments, size_t n, int device) {
+  clear();
+  device_ = device;
+  bool repeatable = true;
+  args_.begin(layout);
+  for (size_t i = 0; i < n; ++i) {
+    const LaunchArgument& a = arguments[i];
+    Record r;
+    unsigned char* at;
+    if (a.array) {
+      at = args_.slot(array_param_size(*a.array), 8, "an array");
+      pack_array(*a.array, at);
+      if (a.repeatable) {
+        r.kind = Record::Array;
+        r.dtype = a.array->dtype();
+        r.ndim = static_cast<uint8_t>(a.array->ndim());
+        r.contiguous = a.array->c_contiguous();
+      }
+    } else {
+      at = args_.slot(a.size, a.size, "a scalar");
+      std::memcpy(at, a.bytes, a.size);
+      if (a.scalar_kind) {
+        r.kind = Record::Scalar;
+        r.scalar_kind = a.scalar_kind;
+        r.scalar_type = a.scalar_type;
+        r.size = a.size;
+      }
+    }
+    r.offset = static_cast<uint32_t>(at - args_.buffer());
+    repeatable = repeatable && r.kind != Record::None;
+    has_array_ = has_array_ || r.kind == Record::Array;
+    records_.push_back(r);
+  }
+  args_.finish();
+  repeatable_ = repeatable;
+}
+
+Specialization& KernelLauncher::launch(const LaunchConfig& config, const LaunchArgument* arguments, size_t n,
+                                       int device) {
+  std::string key;
+  for (size_t i = 0; i < n; ++i) append_argument_key(key, arguments[i]);
+  if (device != kCpuDevice) return launch_gpu(config, arguments, n, key, device);
+  HostParams params;
+  for (size_t i = 0; i < n; ++i)
+    if (arguments[i].array) params.hold(*arguments[i].array);
+  Specialization& spec = prepare_host(arguments, n, key, params);
+  run_host(spec, config, params);
+  return spec;
+}
+
+Specialization& KernelLauncher::launch_gpu(const LaunchConfig& config, const LaunchArgument* arguments, size_t n,
+                                           const std::string& key, int device) {
+  Specialization& spec = kernel_.specialization(key);
+  refuse_read_only_outputs(spec, arguments, n);
+  Kernel& compiled = spec.kernel(device);
+  last_kernel_ = nullptr;  // until packing succeeds
+  repeat_.pack(compiled.param_layout(), arguments, n, device);
+  last_kernel_ = &compiled;
+  run(config, compiled, repeat_.args());
+  return spec;
+}
+
+Specialization& KernelLauncher::prepare_host(const LaunchArgument* arguments, size_t n, const std::string& key,
+                                             HostParams& params) {
+  Specialization& spec = kernel_.specialization(key);
+  refuse_read_only_outputs(spec, arguments, n);
+  params.slots.resize(n);
+  params.pointers.clear();
+  for (size_t i = 0; i < n; ++i) {
+    const LaunchArgument& a = arguments[i];
+    if (a.array)
+      pack_array(*a.array, params.slots[i].bytes);
+    else
+      std::memcpy(params.slots[i].bytes, a.bytes, a.size);
+    params.pointers.push_back(params.slots[i].bytes);
+  }
+  return spec;
+}
+
+void KernelLauncher::run_host(Specialization& spec, const LaunchConfig& config, HostParams& params) {
+  Dim3 grid = config.grid, block = config.block;
+  if (config.forall >= 0) {
+    block = {256, 1, 1};
+    grid = forall_grid(config.forall, 256);
+  }
+  spec.host_kernel().launch(grid, block, params.pointers.data(), config.shared_bytes);
+}
+
+}  // namespace jiasu
