@@ -564,6 +564,7 @@ void bind_array(nb::module_& m) {
         return "jiasu.Array(" + body + ", dtype=" + info(a.dtype()).name + ", device=" + std::to_string(a.device()) + ")";
       });
   array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
+  bind_ops(m);
 }
 
 }  // namespace jiasu::py

@@ -52,6 +52,7 @@ template <typename Body>
 }
 void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
+void bind_ops(nb::module_& m);  // bindings/ops.cpp: the elementwise operations, Array's operators
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);
 

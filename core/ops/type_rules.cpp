@@ -1,0 +1,166 @@
+// NumPy's ufunc type resolution with NEP 50's weak Python scalars, for the rules of ops/ufuncs.def.
+#include <string>
+
+#include "ops/elementwise.hpp"
+#include "ops/iteration.hpp"
+
+namespace jiasu::ops {
+namespace {
+
+constexpr UfuncInfo kUfuncs[kUfuncCount] = {
+#define JIASU_UFUNC(id, name, arity, rule, loops, functor) {Ufunc::id, name, arity, TypeRule::rule, loops},
+#include "ops/ufuncs.def"
+#undef JIASU_UFUNC
+};
+
+// NumPy's order of loops (bool, then integers by size with signed first, then floats): the loop search
+// takes the first type of an operation's loops that the operands cast to safely.
+constexpr DType kLoopOrder[] = {DType::Bool,   DType::Int8,    DType::UInt8,    DType::Int16,   DType::UInt16,
+                                DType::Int32,  DType::UInt32,  DType::Int64,    DType::UInt64,  DType::Float16,
+                                DType::BFloat16, DType::Float32, DType::Float64};
+
+std::string dtype_list(const Operand* inputs, int count) {
+  std::string names;
+  for (int i = 0; i < count; ++i) {
+    names += i ? ", " : "";
+    names += inputs[i].array || !inputs[i].scalar.weak ? info(inputs[i].dtype()).name
+             : inputs[i].scalar.dtype == DType::Float64 ? "Python float" : "Python int";
+  }
+  return names;
+}
+
+[[noreturn]] void unsupported(Ufunc op, const Operand* inputs, int count, const char* why = nullptr) {
+  std::string message = std::string("jiasu.") + info(op).name + " is not supported for " +
+                        (count == 1 ? "dtype " : "dtypes (") + dtype_list(inputs, count) + (count == 1 ? "" : ")");
+  if (why) message += std::string(": ") + why;
+  throw BadArgument(message);
+}
+
+// Whether a weak Python int fits in integer type `d`.
+bool fits(const Scalar& s, DType d) {
+  if (s.beyond_uint64) return false;
+  const int bits = 8 * info(d).itemsize;
+  if (info(d).kind == DTypeKind::Unsigned) {
+    if (s.beyond_int64) return bits == 64;
+    return s.i >= 0 && (bits == 64 || s.i < (int64_t(1) << bits));
+  }
+  if (s.beyond_int64) return false;
+  return bits == 64 || (s.i >= -(int64_t(1) << (bits - 1)) && s.i < (int64_t(1) << (bits - 1)));
+}
+
+std::string int_text(const Scalar& s) {
+  return s.beyond_uint64 ? "beyond 64 bits" : s.beyond_int64 ? std::to_string(s.u) : std::to_string(s.i);
+}
+
+bool is_integer(DType d) { return category(d) == Category::Integer; }
+
+// The promotion of inputs [first, count): strong types first, then each weak scalar per NEP 50.
+DType promoted(Ufunc op, const Operand* inputs, int first, int count) {
+  std::optional<DType> strong;
+  Category weak = Category::Bool;
+  bool any_weak = false;
+  for (int i = first; i < count; ++i) {
+    const Operand& in = inputs[i];
+    if (!in.array && in.scalar.weak) {
+      any_weak = true;
+      weak = std::max(weak, category(in.scalar.dtype));
+      continue;
+    }
+    strong = strong ? promote_types(*strong, in.dtype()) : in.dtype();
+    if (!strong) unsupported(op, inputs, count);
+  }
+  if (!strong) return weak == Category::Float ? DType::Float64 : DType::Int64;  // Python scalars alone
+  return any_weak ? *promote_types(*strong, promote_weak(weak, *strong)) : *strong;
+}
+
+std::optional<DType> search_loop(uint32_t loops, DType from) {
+  for (DType d : kLoopOrder)
+    if ((loops & bit(d)) && can_cast_safe(from, d)) return d;
+  return std::nullopt;
+}
+
+}  // namespace
+
+const UfuncInfo& info(Ufunc op) { return kUfuncs[static_cast<int>(op)]; }
+
+std::optional<Ufunc> ufunc_named(std::string_view name) {
+  for (const UfuncInfo& u : kUfuncs)
+    if (name == u.name) return u.id;
+  return std::nullopt;
+}
+
+Resolution resolve_types(Ufunc op, const Operand* inputs, int count, DType cast_to) {
+  const UfuncInfo& u = info(op);
+  for (int i = 0; i < count; ++i)
+    if (category(inputs[i].dtype()) == Category::Complex)
+      unsupported(op, inputs, count, "jiasu computes nothing in complex types yet");
+  Resolution r;
+  const int first = u.rule == TypeRule::Where ? 1 : 0;
+  switch (u.rule) {
+    case TypeRule::Cast:
+      r.loop[0] = r.result = cast_to;
+      break;
+    case TypeRule::Logical:
+      for (int i = 0; i < count; ++i) r.loop[i] = DType::Bool;
+      r.result = DType::Bool;
+      break;
+    case TypeRule::Predicate:
+      r.loop[0] = promoted(op, inputs, 0, 1);
+      r.result = DType::Bool;
+      break;
+    default: {
+      DType from = promoted(op, inputs, first, count);
+      if (u.rule == TypeRule::NoBool && from == DType::Bool)
+        unsupported(op, inputs, count, "NumPy has no boolean version of it either");
+      if (u.rule == TypeRule::Divide && category(from) != Category::Float) from = DType::Float64;
+      std::optional<DType> loop = search_loop(u.loops, from);
+      if (!loop) unsupported(op, inputs, count);
+      // A Python int beyond the range of an integer comparison's type: compared exactly in a wider type,
+      // as NumPy does (uint8 == -1 is False).
+      if (u.rule == TypeRule::Compare && is_integer(*loop))
+        for (int i = 0; i < count; ++i)
+          if (!inputs[i].array && inputs[i].scalar.weak && is_integer(inputs[i].scalar.dtype) &&
+              !fits(inputs[i].scalar, *loop))
+            loop = inputs[i].scalar.beyond_int64 || inputs[i].scalar.beyond_uint64 ? DType::Float64
+                                                                                  : *promote_types(*loop, DType::Int64);
+      for (int i = first; i < count; ++i) r.loop[i] = *loop;
+      if (first) r.loop[0] = DType::Bool;
+      r.result = u.rule == TypeRule::Compare ? DType::Bool : *loop;
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    const Scalar& s = inputs[i].scalar;
+    if (!inputs[i].array && s.weak && is_integer(s.dtype) && is_integer(r.loop[i]) && !fits(s, r.loop[i]))
+      throw ScalarOverflow("Python integer " + int_text(s) + " out of bounds for " + info(r.loop[i]).name);
+  }
+  return r;
+}
+
+Shape broadcast_shapes(const Shape* shapes, int count) {
+  size_t ndim = 0;
+  for (int i = 0; i < count; ++i) ndim = std::max(ndim, shapes[i].size());
+  Shape out(ndim, 1);
+  for (int i = 0; i < count; ++i) {
+    const size_t shift = ndim - shapes[i].size();
+    for (size_t d = 0; d < shapes[i].size(); ++d) {
+      int64_t extent = shapes[i][d], &target = out[shift + d];
+      if (extent == target || extent == 1) continue;
+      if (target == 1) {
+        target = extent;
+        continue;
+      }
+      std::string message = "operands could not be broadcast together with shapes ";
+      for (int j = 0; j < count; ++j) message += shape_string(shapes[j]) + " ";
+      throw BadValue(message);
+    }
+  }
+  return out;
+}
+
+std::string shape_string(const Shape& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace jiasu::ops
