@@ -193,21 +193,23 @@ void bind_operators(nb::handle type) {
   };
   for (const Binary& b : kBinary) {
     const Ufunc op = b.op;
-    method(type, b.name, [op](nb::handle self, nb::handle other) { return binary_operator(op, self, other, false); });
+    const auto other = nb::arg("other").none();
+    method(type, b.name, [op](nb::handle self, nb::handle x) { return binary_operator(op, self, x, false); }, other);
     if (b.reflected)
-      method(type, b.reflected, [op](nb::handle self, nb::handle other) { return binary_operator(op, other, self, false); });
+      method(type, b.reflected, [op](nb::handle self, nb::handle x) { return binary_operator(op, x, self, false); }, other);
     if (b.in_place)
-      method(type, b.in_place, [op](nb::handle self, nb::handle other) { return binary_operator(op, self, other, true); });
+      method(type, b.in_place, [op](nb::handle self, nb::handle x) { return binary_operator(op, self, x, true); }, other);
   }
   // ** takes Python's optional third argument, which NumPy arrays refuse too.
   method(type, "__pow__", [](nb::handle self, nb::handle other, nb::handle modulo) {
     if (!modulo.is_none()) throw BadArgument("pow() with a modulus is not supported for jiasu arrays");
     return binary_operator(Ufunc::Power, self, other, false);
-  }, nb::arg("other"), nb::arg("modulo").none() = nb::none());
+  }, nb::arg("other").none(), nb::arg("modulo").none() = nb::none());
   method(type, "__rpow__", [](nb::handle self, nb::handle other, nb::handle) {
     return binary_operator(Ufunc::Power, other, self, false);
-  }, nb::arg("other"), nb::arg("modulo").none() = nb::none());
-  method(type, "__ipow__", [](nb::handle self, nb::handle other) { return binary_operator(Ufunc::Power, self, other, true); });
+  }, nb::arg("other").none(), nb::arg("modulo").none() = nb::none());
+  method(type, "__ipow__", [](nb::handle self, nb::handle other) { return binary_operator(Ufunc::Power, self, other, true); },
+         nb::arg("other").none());
   struct Unary {
     Ufunc op;
     const char* name;

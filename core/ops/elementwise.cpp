@@ -63,14 +63,25 @@ Array apply(Ufunc op, const Operand* inputs, int count, const Array* out) {
                       (u.arity == 1 ? "" : "s") + ", not " + std::to_string(count));
   const int device = common_device(inputs, count, out, u.name);
   std::shared_ptr<const void> held[kMaxOperands];
-  Shape shapes[kMaxOperands];
+  const Shape* first = nullptr;
+  bool same_shapes = true;  // the common case, which needs no broadcasting
   for (int i = 0; i < count; ++i) {
     if (!inputs[i].array) continue;
     held[i] = inputs[i].array->memory()->hold();
-    shapes[i] = inputs[i].array->shape();
+    const Shape& s = inputs[i].array->shape();
+    if (!first) first = &s;
+    else same_shapes = same_shapes && s == *first;
   }
   const Resolution r = resolve_types(op, inputs, count, out ? out->dtype() : DType::Bool);
-  const Shape shape = broadcast_shapes(shapes, count);
+  Shape shape;
+  if (same_shapes) {
+    if (first) shape = *first;
+  } else {
+    Shape shapes[kMaxOperands];
+    for (int i = 0; i < count; ++i)
+      if (inputs[i].array) shapes[i] = inputs[i].array->shape();
+    shape = broadcast_shapes(shapes, count);
+  }
   if (out) {
     held[count] = out->memory()->hold();
     if (out->shape() != shape)
@@ -114,6 +125,11 @@ void assign(const Array& dst, const Scalar& value) {
   common_device(&in, 1, &dst, "copyto");
   const auto held = dst.memory()->hold();
   if (category(dst.dtype()) == Category::Complex) throw BadArgument("jiasu fills no complex arrays with this yet");
+  if (dst.c_contiguous()) {  // a memset
+    alignas(16) unsigned char bytes[16];
+    detail::scalar_bytes(value, dst.dtype(), bytes);
+    return dst.fill(bytes);
+  }
   Resolution r;
   r.loop[0] = r.result = dst.dtype();
   run(Ufunc::Copy, r, &in, 1, dst);

@@ -54,28 +54,41 @@ std::string int_text(const Scalar& s) {
 
 bool is_integer(DType d) { return category(d) == Category::Integer; }
 
-// The promotion of inputs [first, count): strong types first, then each weak scalar per NEP 50.
-DType promoted(Ufunc op, const Operand* inputs, int first, int count) {
+// The types of inputs [first, count) as the loop search sees them: each array's and NumPy scalar's own,
+// each weak Python scalar's per NEP 50 (the others' promotion where of its kind or higher); and their
+// promotion in *all.
+int operand_types(Ufunc op, const Operand* inputs, int first, int count, DType* types, DType* all) {
   std::optional<DType> strong;
   Category weak = Category::Bool;
-  bool any_weak = false;
   for (int i = first; i < count; ++i) {
     const Operand& in = inputs[i];
     if (!in.array && in.scalar.weak) {
-      any_weak = true;
       weak = std::max(weak, category(in.scalar.dtype));
       continue;
     }
     strong = strong ? promote_types(*strong, in.dtype()) : in.dtype();
     if (!strong) unsupported(op, inputs, count);
   }
-  if (!strong) return weak == Category::Float ? DType::Float64 : DType::Int64;  // Python scalars alone
-  return any_weak ? *promote_types(*strong, promote_weak(weak, *strong)) : *strong;
+  int n = 0;
+  for (int i = first; i < count; ++i) {
+    const Operand& in = inputs[i];
+    if (in.array || !in.scalar.weak) types[n++] = in.dtype();
+    else if (strong) types[n++] = promote_weak(category(in.scalar.dtype), *strong);
+    else types[n++] = weak == Category::Float ? DType::Float64 : DType::Int64;  // Python scalars alone
+  }
+  *all = types[0];
+  for (int i = 1; i < n; ++i) *all = *promote_types(*all, types[i]);
+  return n;
 }
 
-std::optional<DType> search_loop(uint32_t loops, DType from) {
-  for (DType d : kLoopOrder)
-    if ((loops & bit(d)) && can_cast_safe(from, d)) return d;
+// NumPy's loop search: the first loop type every operand type casts to safely.
+std::optional<DType> search_loop(uint32_t loops, const DType* types, int n) {
+  for (DType d : kLoopOrder) {
+    if (!(loops & bit(d))) continue;
+    bool all = true;
+    for (int i = 0; i < n && all; ++i) all = can_cast_safe(types[i], d);
+    if (all) return d;
+  }
   return std::nullopt;
 }
 
@@ -104,16 +117,21 @@ Resolution resolve_types(Ufunc op, const Operand* inputs, int count, DType cast_
       for (int i = 0; i < count; ++i) r.loop[i] = DType::Bool;
       r.result = DType::Bool;
       break;
-    case TypeRule::Predicate:
-      r.loop[0] = promoted(op, inputs, 0, 1);
+    case TypeRule::Predicate: {
+      DType type;
+      operand_types(op, inputs, 0, 1, &type, &r.loop[0]);
       r.result = DType::Bool;
       break;
+    }
     default: {
-      DType from = promoted(op, inputs, first, count);
-      if (u.rule == TypeRule::NoBool && from == DType::Bool)
+      DType types[3], all;
+      const int n = operand_types(op, inputs, first, count, types, &all);
+      if (u.rule == TypeRule::NoBool && all == DType::Bool)
         unsupported(op, inputs, count, "NumPy has no boolean version of it either");
-      if (u.rule == TypeRule::Divide && category(from) != Category::Float) from = DType::Float64;
-      std::optional<DType> loop = search_loop(u.loops, from);
+      // True division of integers (and bool) runs in float64.
+      const bool true_division = u.rule == TypeRule::Divide && category(all) != Category::Float;
+      if (true_division) types[0] = DType::Float64;
+      std::optional<DType> loop = search_loop(u.loops, types, true_division ? 1 : n);
       if (!loop) unsupported(op, inputs, count);
       // A Python int beyond the range of an integer comparison's type: compared exactly in a wider type,
       // as NumPy does (uint8 == -1 is False).
