@@ -122,6 +122,17 @@ TEST(OpsCpu, AssignBroadcastsAndConverts) {
   EXPECT_THROW(assign(dst, column), BadValue);
 }
 
+TEST(OpsCpu, AssignOfTheSameLayoutCopiesAndOverlapsReadOldValues) {
+  Array src = host_array<int16_t>({1, 2, 3, 4, 5}, DType::Int16);
+  Array dst = Array::empty({5}, DType::Int16, kCpuDevice);
+  assign(dst, src);
+  EXPECT_EQ(values_of<int16_t>(dst), (std::vector<int16_t>{1, 2, 3, 4, 5}));
+  Array head = src.index({IndexItem{IndexItem::Slice, 0, "", 0, 4, std::nullopt}});
+  Array tail = src.index({IndexItem{IndexItem::Slice, 0, "", 1, 5, std::nullopt}});
+  assign(tail, head);  // overlapping contiguous views: as NumPy, from the values before
+  EXPECT_EQ(values_of<int16_t>(src), (std::vector<int16_t>{1, 1, 2, 3, 4}));
+}
+
 TEST(OpsCpu, MixedDevicesAreInvalid) {
   Array a = Array::empty({2}, DType::Float32, kCpuDevice);
   Array fake(DType::Float32, a.layout(), std::make_shared<Allocation>(a.data(), 8, 0, nullptr));

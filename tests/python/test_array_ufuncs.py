@@ -290,3 +290,13 @@ def test_zero_d_and_empty():
     assert (empty + 1).shape == (0, 4)
     assert jiasu.sqrt(empty).dtype == np.float32
     assert jiasu.add(2, 3).get() == 5 and jiasu.add(2, 3).dtype == np.int64
+
+
+def test_asarray_converts_on_the_device(rng):
+    a = rng.standard_normal(9)
+    j = jiasu.asarray(a)
+    converted = jiasu.asarray(j, dtype=np.float32)
+    assert converted.dtype == np.float32 and converted.device == j.device
+    np.testing.assert_array_equal(converted.get(), a.astype(np.float32))
+    np.testing.assert_array_equal(jiasu.asarray(j[::2], dtype=np.int16).get(), a[::2].astype(np.int16))
+    np.testing.assert_array_equal(jiasu.asarray(j, dtype=np.complex64).get(), a.astype(np.complex64))
