@@ -118,13 +118,13 @@ Resolution resolve_types(Ufunc op, const Operand* inputs, int count, DType cast_
       r.result = DType::Bool;
       break;
     case TypeRule::Predicate: {
-      DType type;
+      DType type = DType::Bool;
       operand_types(op, inputs, 0, 1, &type, &r.loop[0]);
       r.result = DType::Bool;
       break;
     }
     default: {
-      DType types[3], all;
+      DType types[3] = {}, all = DType::Bool;
       const int n = operand_types(op, inputs, first, count, types, &all);
       if (u.rule == TypeRule::NoBool && all == DType::Bool)
         unsupported(op, inputs, count, "NumPy has no boolean version of it either");
