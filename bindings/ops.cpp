@@ -282,22 +282,26 @@ void bind_ops(nb::module_& m) {
       PyErr_SetString(PyExc_OverflowError, e.what());
     }
   });
+  static std::string docs[ops::kUfuncCount];  // nanobind keeps the pointers
   for (int i = 0; i < ops::kUfuncCount; ++i) {
     const ops::UfuncInfo& u = ops::info(static_cast<Ufunc>(i));
     const Ufunc op = u.id;
     if (op == Ufunc::Copy) continue;
+    docs[i] = std::string("numpy.") + u.name + " on jiasu arrays (and Python or NumPy scalars), on their device; "
+              "NumPy's types and broadcasting, out= of the broadcast shape (docs/arrays.md).";
+    const char* doc = docs[i].c_str();
     if (u.arity == 1)
       m.def(u.name, [op](nb::handle x, nb::handle out) { return call(op, {x}, out); }, nb::arg("x"),
-            nb::arg("out").none() = nb::none());
+            nb::arg("out").none() = nb::none(), doc);
     else if (u.arity == 2)
       m.def(u.name, [op](nb::handle x1, nb::handle x2, nb::handle out) { return call(op, {x1, x2}, out); },
-            nb::arg("x1"), nb::arg("x2"), nb::arg("out").none() = nb::none());
+            nb::arg("x1"), nb::arg("x2"), nb::arg("out").none() = nb::none(), doc);
     else if (op == Ufunc::Where)
       m.def(u.name, [op](nb::handle a, nb::handle b, nb::handle c, nb::handle out) { return call(op, {a, b, c}, out); },
-            nb::arg("condition"), nb::arg("x"), nb::arg("y"), nb::arg("out").none() = nb::none());
+            nb::arg("condition"), nb::arg("x"), nb::arg("y"), nb::arg("out").none() = nb::none(), doc);
     else
       m.def(u.name, [op](nb::handle a, nb::handle b, nb::handle c, nb::handle out) { return call(op, {a, b, c}, out); },
-            nb::arg("a"), nb::arg("a_min"), nb::arg("a_max"), nb::arg("out").none() = nb::none());
+            nb::arg("a"), nb::arg("a_min"), nb::arg("a_max"), nb::arg("out").none() = nb::none(), doc);
   }
   nb::handle type = nb::type<Array>();
   bind_operators(type);
