@@ -80,5 +80,44 @@ TEST_F(OpsNvrtc, EveryOperationCompilesAtOneOfItsTypes) {
   }
 }
 
+// Every loop type of every operation, one translation unit per operation (each kernel in a namespace of
+// its own): the functors instantiate under NVRTC for each dtype, half types and bool included.
+TEST_F(OpsNvrtc, EveryLoopOfEveryOperationCompiles) {
+  const std::string& header = ops_cuda_header();
+  for (int i = 0; i < kUfuncCount; ++i) {
+    const UfuncInfo& u = info(static_cast<Ufunc>(i));
+    std::string source = header;
+    int kernels = 0;
+    for (int d = 0; d <= static_cast<int>(DType::Float64); ++d) {
+      const DType t = static_cast<DType>(d);
+      if (!(u.loops & bit(t))) continue;
+      ElementwiseSpec s;
+      s.op = u.id;
+      s.inputs = u.arity;
+      for (int k = 0; k < u.arity; ++k) s.in[k] = s.loop[k] = t;
+      if (u.rule == TypeRule::Where) s.in[0] = s.loop[0] = DType::Bool;
+      const bool boolean = u.rule == TypeRule::Compare || u.rule == TypeRule::Predicate || u.rule == TypeRule::Logical;
+      s.out = boolean ? DType::Bool : t;
+      s.scalar[u.arity - 1] = u.arity > 1;  // a scalar operand too
+      std::string body = elementwise_cuda_source(s).substr(header.size());
+      const std::string name = std::string("k_") + jiasu::info(t).name;
+      body.replace(body.find(kElementwiseKernelName), std::string(kElementwiseKernelName).size(), name);
+      source += "namespace " + name + "_scope {\n" + body + "}\n";
+      ++kernels;
+    }
+    CudaCompileRequest request;
+    request.source = source;
+    request.kind = CodeKind::Ptx;
+    try {
+      const std::string ptx = compile_cuda(request, nullptr).image;
+      int entries = 0;
+      for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) ++entries;
+      EXPECT_EQ(entries, kernels) << u.name;
+    } catch (const NvrtcError& e) {
+      ADD_FAILURE() << u.name << ": " << e.log();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace jiasu::ops
