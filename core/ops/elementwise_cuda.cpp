@@ -7,10 +7,13 @@
 //               the linear index in 32-bit arithmetic when every offset fits, else 64-bit.
 #include "ops/elementwise_cuda.hpp"
 
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
+#include "emit/runtime/kernel_runtime.h"
 #include "ops/engine.hpp"
+#include "ops/runtime/elementwise_cuda.h"
 #include "program/source_module.hpp"
 #include "runtime/device.hpp"
 
@@ -112,8 +115,8 @@ std::string elementwise_cuda_source(const ElementwiseSpec& s) {
   int arrays = 1;
   for (int i = 0; i < s.inputs; ++i) arrays += !s.scalar[i];
   const std::string index = s.wide_index ? "long long" : "int";
-  src += ", StridedParams<" + std::to_string(s.ndim) + ", " + std::to_string(arrays) + ", " + index + "> p, " + index +
-         " n) {\n";
+  src += ", StridedParams" + std::string(s.wide_index ? "64<" : "32<") + std::to_string(s.ndim) + ", " +
+         std::to_string(arrays) + "> p, " + index + " n) {\n";
   src += "  using I = " + index + ";\n";
   src += "  const I i = static_cast<I>(blockIdx.x) * " + block + " + static_cast<I>(threadIdx.x);\n";
   src += "  if (i >= n) return;\n";
@@ -250,23 +253,34 @@ void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, c
     const int64_t per_block = int64_t(kElementwiseBlock) * kContiguousUnroll * spec.vector;
     grid.x = static_cast<unsigned>((n + per_block - 1) / per_block);
   } else {
-    // StridedParams<N, K, I>: the extents, then each array operand's strides, all of type I.
+    // StridedParams32/64<N, K> (ops/runtime/elementwise_cuda.h): the extents (as dividers in 32-bit), then
+    // each array operand's byte strides.
     const int dims = spec.ndim;
-    int64_t values[kMaxStridedDims * (kMaxOperands + 1)];
+    int64_t strides[kMaxStridedDims * (kMaxOperands + 1)];
     int at = 0;
-    for (int d = 0; d < dims; ++d) values[at++] = it.ndim ? it.shape[d] : 1;
     for (int k = 0; k < it.operands; ++k) {
       if (k > 0 && !inputs[k - 1].array) continue;
-      for (int d = 0; d < dims; ++d) values[at++] = it.ndim ? it.strides[k][d] : 0;
+      for (int d = 0; d < dims; ++d) strides[at++] = it.ndim ? it.strides[k][d] : 0;
     }
     if (spec.wide_index) {
-      args.add(values, at * sizeof(int64_t), alignof(int64_t), "the strides");
+      int64_t packed[kMaxStridedDims * (kMaxOperands + 2)];
+      for (int d = 0; d < dims; ++d) packed[d] = it.ndim ? it.shape[d] : 1;
+      for (int j = 0; j < at; ++j) packed[dims + j] = strides[j];
+      args.add(packed, (dims + at) * sizeof(int64_t), alignof(int64_t), "the strides");
       const long long size = n;
       args.add(&size, sizeof size, alignof(long long), "the size");
     } else {
-      int32_t narrow[kMaxStridedDims * (kMaxOperands + 1)];
-      for (int j = 0; j < at; ++j) narrow[j] = static_cast<int32_t>(values[j]);
-      args.add(narrow, at * sizeof(int32_t), alignof(int32_t), "the strides");
+      struct {
+        ufunc::FastDivider shape[kMaxStridedDims];
+        int32_t strides[kMaxStridedDims * (kMaxOperands + 1)];
+      } p{};
+      for (int d = 0; d < dims; ++d) p.shape[d] = ufunc::make_divider(static_cast<unsigned>(it.ndim ? it.shape[d] : 1));
+      for (int j = 0; j < at; ++j) p.strides[j] = static_cast<int32_t>(strides[j]);
+      // The kernel's struct holds dims dividers then the strides, with no gap (all 4-byte fields).
+      unsigned char bytes[sizeof(p)];
+      std::memcpy(bytes, p.shape, dims * sizeof(ufunc::FastDivider));
+      std::memcpy(bytes + dims * sizeof(ufunc::FastDivider), p.strides, at * sizeof(int32_t));
+      args.add(bytes, dims * sizeof(ufunc::FastDivider) + at * sizeof(int32_t), alignof(int32_t), "the strides");
       const int32_t size = static_cast<int32_t>(n);
       args.add(&size, sizeof size, alignof(int32_t), "the size");
     }

@@ -82,3 +82,28 @@ TEST(OpsIteration, EmptyAndZeroDimensional) {
 
 }  // namespace
 }  // namespace jiasu::ops
+
+// The strided GPU path's division by a multiply (ops/runtime/elementwise_cuda.h), checked on the host.
+#include "emit/runtime/kernel_runtime.h"
+#include "ops/runtime/elementwise_cuda.h"
+
+namespace jiasu::ops {
+namespace {
+
+TEST(OpsFastDivider, EqualsIntegerDivision) {
+  const unsigned divisors[] = {1, 2, 3, 5, 7, 10, 64, 100, 255, 256, 1000, 4095, 4096, 65535, 65536, 65537,
+                               1000003, (1u << 30) - 1, 1u << 30, (1u << 31) - 1};
+  const unsigned top = (1u << 31) - 1;
+  for (unsigned d : divisors) {
+    const ufunc::FastDivider divider = ufunc::make_divider(d);
+    for (unsigned n : {0u, 1u, d - 1, d, d + 1, 2 * d - 1, 12345u, 999999u, top - 1, top}) {
+      if (n > top) continue;
+      ASSERT_EQ(ufunc::divide(n, divider), n / d) << n << " / " << d;
+    }
+    for (unsigned n = 0; n < 100000; n += 7) ASSERT_EQ(ufunc::divide(n, divider), n / d) << n << " / " << d;
+    for (unsigned n = top; n > top - 100000; n -= 13) ASSERT_EQ(ufunc::divide(n, divider), n / d) << n << " / " << d;
+  }
+}
+
+}  // namespace
+}  // namespace jiasu::ops

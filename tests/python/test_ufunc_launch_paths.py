@@ -14,10 +14,11 @@ def test_elementwise_launches_pack_what_the_kernels_declare(fake_driver, nvrtc, 
     print(last_launch() == ((3, 1, 1, 256, 1, 1, 0), packed(("Q", c.ptr), ("Q", a.ptr), ("Q", b.ptr), ("q", n))))
     d = 2.5 * a  # a Python float: a kernel parameter in the loop type
     print(last_launch() == ((3, 1, 1, 256, 1, 1, 0), packed(("Q", d.ptr), ("f", 2.5), ("Q", a.ptr), ("q", n))))
-    e = a[::2] + 1  # strided: StridedParams<1, 2, int> {shape, out's stride, a's stride}, then n
+    e = a[::2] + 1  # strided: StridedParams32<1, 2> {5000 as a divider, out's stride, a's stride}, then n
+    magic = ((1 << 32) * ((1 << 13) - 5000)) // 5000 + 1  # 2^13 is the first power of two >= 5000
     print(last_launch() == ((20, 1, 1, 256, 1, 1, 0),
-                            packed(("Q", e.ptr), ("Q", a.ptr), ("f", 1.0), ("i", 5000), ("i", 4), ("i", 8),
-                                   ("i", 5000))))
+                            packed(("Q", e.ptr), ("Q", a.ptr), ("f", 1.0), ("I", 5000), ("I", magic), ("I", 13),
+                                   ("i", 4), ("i", 8), ("i", 5000))))
     g = jiasu.empty(n - 1, np.float32)
     jiasu.add(a[1:], b[1:], out=g)  # 4 bytes past the allocation's start: no 16-byte vectors
     print(last_launch() == ((10, 1, 1, 256, 1, 1, 0),
