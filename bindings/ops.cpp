@@ -61,7 +61,12 @@ ops::Scalar numpy_scalar(nb::handle o, DType dtype) {
       break;
     }
     case Category::Float: s.f = PyFloat_AsDouble(o.ptr()); break;
-    case Category::Complex: throw BadArgument(std::string("jiasu computes nothing in ") + info(dtype).name + " yet");
+    case Category::Complex: {
+      const Py_complex c = PyComplex_AsCComplex(o.ptr());
+      s.f = c.real;
+      s.imag = c.imag;
+      break;
+    }
   }
   if (PyErr_Occurred()) throw nb::python_error();
   return s;
@@ -90,7 +95,13 @@ bool operand_from(nb::handle value, Operand& operand, std::optional<Array>& arra
     operand.scalar.f = PyFloat_AS_DOUBLE(o);
     return true;
   }
-  if (PyComplex_Check(o)) throw BadArgument("jiasu computes nothing in complex types yet");
+  if (PyComplex_Check(o)) {
+    operand.scalar.dtype = DType::Complex128;
+    operand.scalar.weak = true;
+    operand.scalar.f = PyComplex_RealAsDouble(o);
+    operand.scalar.imag = PyComplex_ImagAsDouble(o);
+    return true;
+  }
   if (const NumpyScalarType* scalar = numpy_scalar_type(o)) {
     if (!scalar->dtype) throw BadArgument("jiasu has no dtype for " + scalar->what);
     operand.scalar = numpy_scalar(value, *scalar->dtype);
@@ -236,14 +247,7 @@ void bind_assignment(nb::handle type) {
     Operand operand;
     std::optional<Array> held;
     const bool host_value = numpy_ndarray_type() && PyObject_TypeCheck(value.ptr(), numpy_ndarray_type());
-    if (host_value || PyComplex_Check(value.ptr()) || !operand_from(value, operand, held)) {
-      host_setitem(self, key, value);
-      return;
-    }
-    const Array& a = nb::cast<const Array&>(self);
-    const bool complex = category(a.dtype()) == Category::Complex ||
-                         (operand.array && category(operand.array->dtype()) == Category::Complex);
-    if (complex) {  // the host path still handles complex arrays
+    if (host_value || !operand_from(value, operand, held)) {
       host_setitem(self, key, value);
       return;
     }
@@ -255,7 +259,7 @@ void bind_assignment(nb::handle type) {
   nb::object host_copy = nb::getattr(type, "copy");
   method(type, "copy", [host_copy](nb::handle self) -> nb::object {
     const Array& a = nb::cast<const Array&>(self);
-    if (a.c_contiguous() || category(a.dtype()) == Category::Complex) return host_copy(self);
+    if (a.c_contiguous()) return host_copy(self);
     nb::gil_scoped_release unlocked;
     Array out = ops::astype(a, a.dtype());
     nb::gil_scoped_acquire locked;
@@ -263,10 +267,6 @@ void bind_assignment(nb::handle type) {
   });
   method(type, "astype", [](const Array& a, nb::handle dtype) {
     const DType to = dtype_from_object(dtype);
-    if (category(to) == Category::Complex || category(a.dtype()) == Category::Complex) {
-      if (to != a.dtype()) throw BadArgument("jiasu converts no complex arrays yet");
-      return a.copy();
-    }
     nb::gil_scoped_release unlocked;
     return ops::astype(a, to);
   }, nb::arg("dtype"));

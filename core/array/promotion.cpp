@@ -50,6 +50,10 @@ int kind_rank(DType d) {
   return 4;
 }
 
+// The complex type whose parts are of float type f: float16, bfloat16 and float32 fit complex64.
+DType complex_of(DType f) { return bits(f) <= 32 ? DType::Complex64 : DType::Complex128; }
+DType part_of(DType c) { return c == DType::Complex64 ? DType::Float32 : DType::Float64; }
+
 }  // namespace
 
 Category category(DType d) {
@@ -65,7 +69,14 @@ Category category(DType d) {
 
 std::optional<DType> promote_types(DType a, DType b) {
   Category ca = category(a), cb = category(b);
-  if (ca == Category::Complex || cb == Category::Complex) return std::nullopt;
+  if (ca == Category::Complex || cb == Category::Complex) {
+    if (ca == Category::Bool) return b;
+    if (cb == Category::Bool) return a;
+    // The parts' promotion: complex64 with int16 stays complex64, with int32 or float64 is complex128.
+    auto part = [](DType d) { return category(d) == Category::Complex ? part_of(d) : category(d) == Category::Integer
+                                                                                    ? float_for_integer(d) : d; };
+    return complex_of(*promote_types(part(a), part(b)));
+  }
   if (ca == Category::Bool) return b;
   if (cb == Category::Bool) return a;
   if (ca == Category::Integer && cb == Category::Integer) return promote_integers(a, b);
@@ -78,6 +89,8 @@ std::optional<DType> promote_types(DType a, DType b) {
 
 DType promote_weak(Category weak, DType strong) {
   if (weak <= category(strong)) return strong;
+  if (weak == Category::Complex)  // a Python complex keeps a float's precision: float32 + 1j is complex64
+    return category(strong) == Category::Float ? complex_of(strong) : DType::Complex128;
   return weak == Category::Integer ? DType::Int64 : DType::Float64;  // bool + 1 -> int64, int32 + 1.0 -> float64
 }
 

@@ -12,8 +12,8 @@ namespace jiasu {
 enum class Category : uint8_t { Bool, Integer, Float, Complex };
 Category category(DType d);
 
-// np.promote_types for the real dtypes; nullopt when either is complex (jiasu computes nothing in complex).
-// int64 with uint64 is float64; float16 with bfloat16 is float32; bfloat16 holds (u)int8 as float16 does.
+// np.promote_types: int64 with uint64 is float64; float16 with bfloat16 is float32; bfloat16 holds (u)int8 as
+// float16 does; a complex type's parts promote as floats (complex64 with int32 is complex128). Always a value.
 std::optional<DType> promote_types(DType a, DType b);
 // The type a Python literal of `weak` category (Integer or Float; Bool is never weak) takes beside a value of
 // dtype `strong` (NEP 50): the strong dtype unless the literal is of a higher kind, then int64 / float64.

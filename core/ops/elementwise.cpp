@@ -113,8 +113,6 @@ void assign(const Array& dst, const Array& src) {
   if (!fits)
     throw BadValue("could not broadcast input array from shape " + shape_string(src.shape()) + " into shape " +
                    shape_string(dst.shape()));
-  if (category(src.dtype()) == Category::Complex || category(dst.dtype()) == Category::Complex)
-    throw BadArgument("jiasu copies no complex arrays through views or conversions yet");
   if (src.dtype() == dst.dtype() && src.shape() == dst.shape() && src.c_contiguous() && dst.c_contiguous() &&
       !overlaps(dst, src)) {  // a plain copy of the bytes
     if (src.size() == 0 || src.data() == dst.data()) return;
@@ -134,7 +132,6 @@ void assign(const Array& dst, const Scalar& value) {
   in.scalar = value;
   common_device(&in, 1, &dst, "copyto");
   const auto held = dst.memory()->hold();
-  if (category(dst.dtype()) == Category::Complex) throw BadArgument("jiasu fills no complex arrays with this yet");
   if (dst.c_contiguous()) {  // a memset
     alignas(16) unsigned char bytes[16];
     detail::scalar_bytes(value, dst.dtype(), bytes);

@@ -41,6 +41,7 @@ constexpr uint32_t kFloats = bit(DType::Float16) | bit(DType::BFloat16) | bit(DT
 constexpr uint32_t kBoolInts = kBool | kInts;
 constexpr uint32_t kNumbers = kInts | kFloats;
 constexpr uint32_t kAllReal = kBool | kInts | kFloats;
+constexpr uint32_t kComplex = bit(DType::Complex64) | bit(DType::Complex128);
 
 struct UfuncInfo {
   Ufunc id;
@@ -52,7 +53,7 @@ struct UfuncInfo {
 const UfuncInfo& info(Ufunc op);
 std::optional<Ufunc> ufunc_named(std::string_view name);
 
-// A Python number or NumPy scalar operand. Python's int and float are weak (NEP 50: they take the other
+// A Python number or NumPy scalar operand. Python's int, float and complex are weak (NEP 50: they take the other
 // operands' type where it is of their kind); NumPy's scalars are strong, like 0-d arrays of their dtype.
 struct Scalar {
   DType dtype = DType::Float64;  // strong: its dtype; weak: Int64 for an int, Float64 for a float
@@ -62,6 +63,7 @@ struct Scalar {
   int64_t i = 0;
   uint64_t u = 0;
   double f = 0;
+  double imag = 0;               // a complex value's imaginary part (its real part is f)
   bool beyond_int64 = false;    // a weak int in u
   bool beyond_uint64 = false;   // a weak int that no integer type holds; f has its approximate value
 };

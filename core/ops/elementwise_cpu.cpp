@@ -105,30 +105,29 @@ constexpr CpuLoop loop_for() {
   }
 }
 
-constexpr int kRealCount = static_cast<int>(DType::Float64) + 1;  // the dtypes before the complex ones
 
 template <Ufunc U, size_t... D>
-constexpr std::array<CpuLoop, kRealCount> loops_of(std::index_sequence<D...>) {
+constexpr std::array<CpuLoop, kDTypeCount> loops_of(std::index_sequence<D...>) {
   return {loop_for<U, static_cast<DType>(D)>()...};
 }
 
 template <size_t... U>
-constexpr std::array<std::array<CpuLoop, kRealCount>, kUfuncCount> make_table(std::index_sequence<U...>) {
-  return {loops_of<static_cast<Ufunc>(U)>(std::make_index_sequence<kRealCount>{})...};
+constexpr std::array<std::array<CpuLoop, kDTypeCount>, kUfuncCount> make_table(std::index_sequence<U...>) {
+  return {loops_of<static_cast<Ufunc>(U)>(std::make_index_sequence<kDTypeCount>{})...};
 }
 
 constexpr auto kLoops = make_table(std::make_index_sequence<kUfuncCount>{});
 
 // Conversions: cast_loop[from][to].
 template <size_t From, size_t... To>
-constexpr std::array<CpuLoop, kRealCount> casts_from(std::index_sequence<To...>) {
+constexpr std::array<CpuLoop, kDTypeCount> casts_from(std::index_sequence<To...>) {
   return {&unary_loop<ufunc::Copy, ctype_t<static_cast<DType>(To)>, ctype_t<static_cast<DType>(From)>>...};
 }
 template <size_t... From>
-constexpr std::array<std::array<CpuLoop, kRealCount>, kRealCount> make_casts(std::index_sequence<From...>) {
-  return {casts_from<From>(std::make_index_sequence<kRealCount>{})...};
+constexpr std::array<std::array<CpuLoop, kDTypeCount>, kDTypeCount> make_casts(std::index_sequence<From...>) {
+  return {casts_from<From>(std::make_index_sequence<kDTypeCount>{})...};
 }
-constexpr auto kCasts = make_casts(std::make_index_sequence<kRealCount>{});
+constexpr auto kCasts = make_casts(std::make_index_sequence<kDTypeCount>{});
 
 WorkPool& pool() {
   static WorkPool* workers = new WorkPool(static_cast<unsigned>(host_thread_count()));  // lives to the exit
@@ -195,7 +194,7 @@ char* host_pointer(const Array& a) { return reinterpret_cast<char*>(a.data()); }
 void scalar_bytes(const Scalar& s, DType to, void* bytes) {
   dispatch_dtype(to, [&](auto d) {
     using T = ctype_t<decltype(d)::value>;
-    T value;
+    T value = cast<T>(complex128(s.f, s.imag));  // Category::Complex
     switch (category(s.dtype)) {
       case Category::Bool: value = cast<T>(s.b); break;
       case Category::Integer:
@@ -203,7 +202,8 @@ void scalar_bytes(const Scalar& s, DType to, void* bytes) {
                                                      ? cast<T>(static_cast<unsigned long long>(s.u))
                                                      : cast<T>(static_cast<long long>(s.i));
         break;
-      default: value = cast<T>(s.f); break;
+      case Category::Float: value = cast<T>(s.f); break;
+      case Category::Complex: break;
     }
     std::memcpy(bytes, &value, sizeof(T));
   });

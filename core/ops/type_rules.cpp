@@ -17,14 +17,16 @@ constexpr UfuncInfo kUfuncs[kUfuncCount] = {
 // takes the first type of an operation's loops that the operands cast to safely.
 constexpr DType kLoopOrder[] = {DType::Bool,   DType::Int8,    DType::UInt8,    DType::Int16,   DType::UInt16,
                                 DType::Int32,  DType::UInt32,  DType::Int64,    DType::UInt64,  DType::Float16,
-                                DType::BFloat16, DType::Float32, DType::Float64};
+                                DType::BFloat16, DType::Float32, DType::Float64, DType::Complex64,
+                                DType::Complex128};
 
 std::string dtype_list(const Operand* inputs, int count) {
   std::string names;
   for (int i = 0; i < count; ++i) {
     names += i ? ", " : "";
     names += inputs[i].array || !inputs[i].scalar.weak ? info(inputs[i].dtype()).name
-             : inputs[i].scalar.dtype == DType::Float64 ? "Python float" : "Python int";
+             : inputs[i].scalar.dtype == DType::Float64  ? "Python float"
+             : inputs[i].scalar.dtype == DType::Complex128 ? "Python complex" : "Python int";
   }
   return names;
 }
@@ -74,7 +76,8 @@ int operand_types(Ufunc op, const Operand* inputs, int first, int count, DType* 
     const Operand& in = inputs[i];
     if (in.array || !in.scalar.weak) types[n++] = in.dtype();
     else if (strong) types[n++] = promote_weak(category(in.scalar.dtype), *strong);
-    else types[n++] = weak == Category::Float ? DType::Float64 : DType::Int64;  // Python scalars alone
+    else types[n++] = weak == Category::Complex ? DType::Complex128 : weak == Category::Float ? DType::Float64
+                                                                                               : DType::Int64;
   }
   *all = types[0];
   for (int i = 1; i < n; ++i) *all = *promote_types(*all, types[i]);
@@ -104,9 +107,6 @@ std::optional<Ufunc> ufunc_named(std::string_view name) {
 
 Resolution resolve_types(Ufunc op, const Operand* inputs, int count, DType cast_to) {
   const UfuncInfo& u = info(op);
-  for (int i = 0; i < count; ++i)
-    if (category(inputs[i].dtype()) == Category::Complex)
-      unsupported(op, inputs, count, "jiasu computes nothing in complex types yet");
   Resolution r;
   const int first = u.rule == TypeRule::Where ? 1 : 0;
   switch (u.rule) {
@@ -129,7 +129,7 @@ Resolution resolve_types(Ufunc op, const Operand* inputs, int count, DType cast_
       if (u.rule == TypeRule::NoBool && all == DType::Bool)
         unsupported(op, inputs, count, "NumPy has no boolean version of it either");
       // True division of integers (and bool) runs in float64.
-      const bool true_division = u.rule == TypeRule::Divide && category(all) != Category::Float;
+      const bool true_division = u.rule == TypeRule::Divide && category(all) <= Category::Integer;
       if (true_division) types[0] = DType::Float64;
       std::optional<DType> loop = search_loop(u.loops, types, true_division ? 1 : n);
       if (!loop) unsupported(op, inputs, count);

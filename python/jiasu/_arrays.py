@@ -74,8 +74,6 @@ def asarray(obj, dtype=None, device=None):
         if target is not None and target != out.device:
             return asarray(out.get(), dtype, target)
         if dtype is not None and np.dtype(dtype) != out.dtype:
-            if "c" in (np.dtype(dtype).kind, out.dtype.kind):  # no complex conversions on the device yet
-                return asarray(out.get().astype(dtype), device=out.device)
             out = out.astype(dtype)
         return out
     host = np.asarray(obj, dtype=dtype)

@@ -88,7 +88,7 @@ TEST_F(OpsNvrtc, EveryLoopOfEveryOperationCompiles) {
     const UfuncInfo& u = info(static_cast<Ufunc>(i));
     std::string source = header;
     int kernels = 0;
-    for (int d = 0; d <= static_cast<int>(DType::Float64); ++d) {
+    for (int d = 0; d < kDTypeCount; ++d) {
       const DType t = static_cast<DType>(d);
       if (!(u.loops & bit(t))) continue;
       ElementwiseSpec s;
