@@ -8,7 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "array/join.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/join.hpp"
 #include "common.hpp"
 #include "runtime/stream.hpp"
 #include "support/error.hpp"
@@ -253,6 +254,8 @@ nb::object dlpack(nb::handle self, nb::kwargs kwargs) {
   return nd.cast().attr("__dlpack__")(**kwargs);
 }
 
+}  // namespace
+
 std::vector<IndexItem> index_items(nb::handle key) {
   std::vector<IndexItem> items;
   auto add = [&](nb::handle k) {
@@ -291,6 +294,8 @@ std::vector<IndexItem> index_items(nb::handle key) {
     add(key);
   return items;
 }
+
+namespace {
 
 nb::object get(const Array& a, nb::handle stream, nb::handle out) {
   nb::object host = out.is_none() ? numpy().attr("empty")(to_tuple(a.shape()), numpy_dtype(a.dtype())) : nb::borrow(out);
@@ -530,16 +535,14 @@ void bind_array(nb::module_& m) {
         Array view = a.index(index_items(key));
         if (is_device_object(value)) {
           Array source = device_array_from(value);
-          if (source.shape() != view.shape() || source.dtype() != view.dtype())
-            throw BadValue("assigning a device array needs the same shape and dtype");
           nb::gil_scoped_release unlocked;
-          copy_elements(view, source);
+          ops::assign(view, source);
           return;
         }
         set(view, value, nb::none());
       }, nb::arg("key").none(), nb::arg("value"))
       .def("reshape", [](const Array& a, nb::args shape) {
-        return a.reshape(shape.size() == 1 ? shape_from(shape[0]) : shape_from(shape));
+        return ops::reshape(a, shape.size() == 1 ? shape_from(shape[0]) : shape_from(shape));
       })
       .def("copy", [](const Array& a) { return a.copy(); }, "A C-contiguous copy on the same device.")
       .def("get", &get, nb::arg("stream") = nb::none(), nb::arg("out") = nb::none(),
@@ -571,6 +574,7 @@ void bind_array(nb::module_& m) {
   bind_shape_methods(cls);
   array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
   bind_matmul(m);
+  bind_ops(m);
 }
 
 }  // namespace jiasu::py

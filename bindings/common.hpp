@@ -53,6 +53,7 @@ template <typename Body>
 void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_matmul(nb::module_& m);  // called by bind_array: adds matmul, dot and Array's @ operators
+void bind_ops(nb::module_& m);  // bindings/ops.cpp: the elementwise operations, Array's operators
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_shapes(nb::module_& m);
@@ -160,5 +161,6 @@ inline std::string python_str(nb::handle obj) { return nb::str(obj).c_str(); }
 
 nb::tuple to_tuple(const Shape& values);
 Shape shape_from(nb::handle shape);  // int or sequence of ints
+std::vector<IndexItem> index_items(nb::handle key);  // a subscript (a[key]), item by item
 
 }  // namespace jiasu::py

@@ -2,7 +2,8 @@
 // The rules are the core's (array/layout, array/join); this only converts arguments.
 #include <nanobind/stl/vector.h>
 
-#include "array/join.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/join.hpp"
 #include "common.hpp"
 #include "support/error.hpp"
 
@@ -61,9 +62,9 @@ void bind_shape_methods(nb::class_<Array>& cls) {
       .def("squeeze", [](const Array& a, nb::handle axis) {
         return a.view(squeeze_layout(a.layout(), axis.is_none() ? std::vector<int64_t>{} : axes_from(axis)));
       }, nb::arg("axis").none() = nb::none(), "The view without length-1 axes (all of them, or those named).")
-      .def("ravel", [](const Array& a) { return a.reshape({-1}); },
+      .def("ravel", [](const Array& a) { return ops::reshape(a, {-1}); },
            "A 1-D view when the strides allow one, else a 1-D copy.")
-      .def("flatten", [](const Array& a) { return a.copy().reshape({-1}); }, "A 1-D copy.");
+      .def("flatten", [](const Array& a) { return ops::astype(a, a.dtype()).reshape({-1}); }, "A 1-D copy.");
 }
 
 void bind_shapes(nb::module_& m) {
@@ -80,16 +81,16 @@ void bind_shapes(nb::module_& m) {
   });
   m.def("concatenate", [](nb::handle arrays, nb::handle axis) {
     std::vector<Array> parts = arrays_from(arrays, "concatenate");
-    if (!axis.is_none()) return concatenate(parts, nb::cast<int64_t>(axis));
-    for (Array& p : parts) p = p.reshape({-1});
-    return concatenate(parts, 0);
+    if (!axis.is_none()) return ops::concatenate(parts, nb::cast<int64_t>(axis));
+    for (Array& p : parts) p = ops::reshape(p, {-1});
+    return ops::concatenate(parts, 0);
   }, nb::arg("arrays"), nb::arg("axis").none() = 0);
-  m.def("stack", [](nb::handle arrays, int64_t axis) { return stack(arrays_from(arrays, "stack"), axis); },
+  m.def("stack", [](nb::handle arrays, int64_t axis) { return ops::stack(arrays_from(arrays, "stack"), axis); },
         nb::arg("arrays"), nb::arg("axis") = 0);
   m.def("ascontiguousarray", [](nb::handle self) -> nb::object {
     const Array& a = nb::cast<const Array&>(self);
     if (a.c_contiguous() && a.ndim()) return nb::borrow(self);
-    return nb::cast(a.copy().reshape(a.ndim() ? a.shape() : Shape{1}));
+    return nb::cast(ops::astype(a, a.dtype()).reshape(a.ndim() ? a.shape() : Shape{1}));
   }, nb::arg("a"), "The array itself when it is C-contiguous, else a C-contiguous copy (0-d becomes 1-d, as NumPy).");
 }
 

@@ -33,14 +33,6 @@ Array Array::empty(const Shape& shape, DType dtype, int device, bool fortran_ord
   return Array(dtype, layout, allocate_device(device, layout.size() * layout.itemsize));
 }
 
-Array Array::reshape(Shape shape) const {
-  shape = resolve_reshape(size(), std::move(shape));
-  if (size() == 0) return view(reshape_layout(layout_, shape));
-  if (std::optional<Layout> same = reshape_view(layout_, shape)) return view(*same);
-  const Array out = copy();
-  return out.view(reshape_layout(out.layout(), shape));
-}
-
 void Array::copy_to_host(void* host, cu::CUstream stream, bool sync) const {
   const auto in_use = memory_->hold();  // see the header; a freed array fails here, even an empty one
   if (size() == 0) return;

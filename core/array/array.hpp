@@ -32,8 +32,9 @@ class Array {
 
   Array view(Layout layout) const { return Array(dtype_, std::move(layout), memory_); }
   Array index(const std::vector<IndexItem>& items) const { return view(index_layout(layout_, items)); }
-  // A view when the strides allow one, else a reshaped C-contiguous copy (NumPy's rule).
-  Array reshape(Shape shape) const;
+  // The view reshaped (one dimension may be -1); BadValue when the strides allow no view (ops::reshape
+  // copies then, as NumPy does).
+  Array reshape(const Shape& shape) const { return view(reshape_layout(layout_, shape)); }
 
   // Each of these holds the memory while it runs (the bindings run them without the GIL, so another
   // thread may free() the array meanwhile), and fails on a freed array.

@@ -88,7 +88,7 @@ Layout f_contiguous_layout(const Shape& shape, int64_t itemsize) {
 
 std::string shape_string(const Shape& shape) {
   std::string out = "(";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
   return out + (shape.size() == 1 ? ",)" : ")");
 }
 
@@ -171,13 +171,9 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes) {
       int64_t& d = out[n - s.size() + i];
       if (s[i] == d || s[i] == 1) continue;
       if (d != 1) {
-        std::string listed;  // NumPy's spelling: "(2,3) (3,2)"
-        for (const Shape& t : shapes) {
-          std::string text = shape_string(t);
-          for (size_t at; (at = text.find(", ")) != std::string::npos;) text.erase(at + 1, 1);
-          listed += " " + text;
-        }
-        throw BadValue("operands could not be broadcast together with shapes" + listed);
+        std::string message = "operands could not be broadcast together with shapes ";  // NumPy's, to the space
+        for (const Shape& t : shapes) message += shape_string(t) + " ";
+        throw BadValue(message);
       }
       d = s[i];
     }

@@ -68,7 +68,7 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes);
 std::optional<Layout> reshape_view(const Layout& layout, const Shape& new_shape);
 // `new_shape` with its -1 resolved against `size` elements; BadValue as NumPy when it does not fit.
 Shape resolve_reshape(int64_t size, Shape new_shape);
-std::string shape_string(const Shape& shape);  // "(2, 3)", "(5,)", "()"
+std::string shape_string(const Shape& shape);  // as NumPy writes shapes in messages: "(2,3)", "(5,)", "()"
 
 // Copies the elements of a strided view between two host buffers, element by element.
 void strided_copy(const void* src, const Layout& src_layout, void* dst, const Layout& dst_layout);

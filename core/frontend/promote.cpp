@@ -1,7 +1,8 @@
-// Type rules of the kernel language: NumPy's promotion (NEP 50: Python literals are weak), the casts
+// Type rules of the kernel language: NumPy's promotion (array/promotion.hpp; NEP 50: Python literals are weak), the casts
 // that stores allow, and the builtin table with the names that lead to it.
 #include <unordered_map>
 
+#include "array/promotion.hpp"
 #include "frontend/checker.hpp"
 
 namespace jiasu::fe {
@@ -14,80 +15,16 @@ const Builtin kBuiltins[] = {
 };
 constexpr int kBuiltinCount = static_cast<int>(sizeof(kBuiltins) / sizeof(kBuiltins[0]));
 
-// bool < integers < floats: the "kind" order NumPy promotes along (stores may only go up it).
-enum class Category { Bool, Integer, Float, Other };
-
-Category category(DType d) {
-  switch (info(d).kind) {
-    case DTypeKind::Bool: return Category::Bool;
-    case DTypeKind::Signed:
-    case DTypeKind::Unsigned: return Category::Integer;
-    case DTypeKind::Float: return Category::Float;
-    case DTypeKind::Complex: return Category::Other;
-  }
-  return Category::Other;
-}
-
-int bits(DType d) { return 8 * info(d).itemsize; }
-bool is_signed(DType d) { return info(d).kind == DTypeKind::Signed; }
-
-DType signed_of_bits(int b) {
-  switch (b) {
-    case 8: return DType::Int8;
-    case 16: return DType::Int16;
-    case 32: return DType::Int32;
-    default: return DType::Int64;
-  }
-}
-
-DType promote_integers(DType a, DType b) {
-  if (is_signed(a) == is_signed(b)) return bits(a) >= bits(b) ? a : b;
-  DType s = is_signed(a) ? a : b;
-  DType u = is_signed(a) ? b : a;
-  if (bits(s) > bits(u)) return s;
-  if (bits(u) < 64) return signed_of_bits(2 * bits(u));
-  return DType::Float64;  // int64 with uint64: no integer holds both
-}
-
-// float16 and bfloat16 trade range for precision differently, so only float32 holds both.
-DType promote_floats(DType a, DType b) {
-  if (a == b) return a;
-  if (bits(a) == 16 && bits(b) == 16) return DType::Float32;
-  return bits(a) >= bits(b) ? a : b;
-}
-
-// The smallest float NumPy holds an integer type in: (u)int8 -> float16, (u)int16 -> float32, else float64.
-DType float_for_integer(DType d) {
-  if (bits(d) == 8) return DType::Float16;
-  if (bits(d) == 16) return DType::Float32;
-  return DType::Float64;
-}
-
-DType promote_strong(DType a, DType b) {
-  Category ca = category(a), cb = category(b);
-  if (ca == Category::Bool) return b;
-  if (cb == Category::Bool) return a;
-  if (ca == Category::Integer && cb == Category::Integer) return promote_integers(a, b);
-  if (ca == Category::Float && cb == Category::Float) return promote_floats(a, b);
-  DType i = ca == Category::Integer ? a : b;
-  DType f = ca == Category::Float ? a : b;
-  DType holds_i = float_for_integer(i);
-  return bits(holds_i) <= bits(f) ? f : promote_floats(holds_i, f);  // bfloat16 holds int8 as float16 does
-}
-
 // A Python literal meets a typed value: the value's type wins unless the literal is of a higher kind.
 Type promote_weak(const Type& weak, const Type& strong) {
-  Category cw = category(weak.dtype), cs = category(strong.dtype);
-  if (cw <= cs) return Type::scalar(strong.dtype);
-  if (cw == Category::Integer) return Type::scalar(DType::Int64);  // bool + 1 -> int64
-  return Type::scalar(DType::Float64);                             // int32 + 1.0 -> float64
+  return Type::scalar(jiasu::promote_weak(category(weak.dtype), strong.dtype));
 }
 
 }  // namespace
 
 Type promote(const Type& a, const Type& b) {
   if (!a.is_scalar() || !b.is_scalar()) return Type{};
-  if (category(a.dtype) == Category::Other || category(b.dtype) == Category::Other) return Type{};
+  if (category(a.dtype) == Category::Complex || category(b.dtype) == Category::Complex) return Type{};
   if (a.weak && b.weak) {
     // Two literals stay a literal of the higher kind (a uint64-sized literal keeps its range).
     if (category(a.dtype) != category(b.dtype)) return category(a.dtype) > category(b.dtype) ? a : b;
@@ -95,7 +32,7 @@ Type promote(const Type& a, const Type& b) {
   }
   if (a.weak) return promote_weak(a, b);
   if (b.weak) return promote_weak(b, a);
-  return Type::scalar(promote_strong(a.dtype, b.dtype));
+  return Type::scalar(*promote_types(a.dtype, b.dtype));
 }
 
 const Builtin& builtin(int index) { return kBuiltins[index]; }

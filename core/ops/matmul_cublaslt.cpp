@@ -9,6 +9,8 @@
 #include <tuple>
 
 #include "ops/matmul_cublaslt.hpp"
+
+#include "ops/elementwise.hpp"
 #include "runtime/cublaslt.hpp"
 #include "runtime/device.hpp"
 #include "support/error.hpp"
@@ -200,7 +202,7 @@ Array readable_operand(Array x, const Shape& batch, bool vector, bool on_left) {
   MatrixStorage s = classify_matrix(layout.shape[nd - 2], layout.shape[nd - 1], layout.strides[nd - 2],
                                     layout.strides[nd - 1], layout.itemsize);
   if (!s.row_major && !s.column_major) {
-    x = x.copy();
+    x = astype(x, x.dtype());
     layout = matrix_operand_layout(x.layout(), batch, vector, on_left);
   }
   return x.view(std::move(layout));
@@ -248,13 +250,7 @@ void gemm(const Array& a, const Array& b, const Array& out, const char* op) {
 
 // Copies a C-contiguous array of result's elements (in its order) into `result`.
 void copy_into(const Array& result, const Array& temporary) {
-  if (result.c_contiguous()) {
-    copy_device_to_device(result.data(), temporary.data(), result.nbytes(), nullptr, false);
-    return;
-  }
-  std::vector<unsigned char> host(result.nbytes());  // a strided out: through the host, as Array copies do
-  temporary.copy_to_host(host.data());
-  result.copy_from_host(host.data());
+  assign(result, temporary.reshape(result.shape()));
 }
 
 // The product into `result` (seen as the matrices `result_matrices`, the same elements in the same order),
@@ -317,7 +313,7 @@ void run_on_gpu(const Product& p) {
   // np.dot of a (P..., K) with b (B..., K, N): a as one (P, K) matrix, broadcast over b's batch B; a
   // C-contiguous result (P..., B..., N) seen as a batch B of (P, N) matrices whose rows are prod(B) * N
   // elements apart.
-  const Array a_flat = (p.a.c_contiguous() ? p.a : p.a.copy()).reshape({shapes.m, shapes.k});
+  const Array a_flat = (p.a.c_contiguous() ? p.a : astype(p.a, p.a.dtype())).reshape({shapes.m, shapes.k});
   const Array a = readable_operand(a_flat, shapes.batch, false, true);
   const Array b = readable_operand(p.b, shapes.batch, false, false);
   const bool in_place = p.result.c_contiguous() && !overlap(p.result, p.a) && !overlap(p.result, p.b);

@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 
+#include <sys/mman.h>
+
 #include "runtime/device.hpp"
 #include "runtime/staging.hpp"
 #include "runtime/stream.hpp"
@@ -14,13 +16,60 @@ namespace jiasu {
 namespace {
 
 // Cache-line aligned, so that kernels' vector loads and NumPy's views of it are as fast as they can be.
+constexpr size_t kHugePage = 2 << 20, kLargeHostBlock = 4 << 20;
+
+// Freed large host blocks, kept (up to kHeldLimit bytes) for the next allocation of the same rounded size, as
+// the device pool keeps device memory: an operation's fresh output then lands on pages already faulted in,
+// which otherwise costs more than an elementwise pass over them.
+class HostBlockCache {
+ public:
+  void* take(size_t rounded) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = blocks_.find(rounded);
+    if (it == blocks_.end()) return nullptr;
+    void* block = it->second;
+    blocks_.erase(it);
+    held_ -= rounded;
+    return block;
+  }
+  void give(void* block, size_t rounded) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (held_ + rounded <= kHeldLimit) {
+        blocks_.emplace(rounded, block);
+        held_ += rounded;
+        return;
+      }
+    }
+    std::free(block);
+  }
+
+ private:
+  static constexpr size_t kHeldLimit = size_t(1) << 30;
+  std::mutex mutex_;
+  std::multimap<size_t, void*> blocks_;
+  size_t held_ = 0;
+};
+
+HostBlockCache& host_blocks() {
+  static auto* cache = new HostBlockCache();  // lives to the exit: blocks may be freed during teardown
+  return *cache;
+}
+
 std::shared_ptr<Allocation> allocate_host(size_t bytes) {
-  constexpr size_t kAlign = 64;
-  void* ptr = bytes ? std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign) : nullptr;
+  // Large blocks on huge pages, as NumPy asks for its own (their first touch faults 2 MiB at a time).
+  const bool large = bytes >= kLargeHostBlock;
+  const size_t align = large ? kHugePage : 64, rounded = (bytes + align - 1) / align * align;
+  void* ptr = large ? host_blocks().take(rounded) : nullptr;
+  if (!ptr && bytes) {
+    ptr = std::aligned_alloc(align, rounded);
+    if (ptr && large) madvise(ptr, rounded, MADV_HUGEPAGE);  // a hint
+  }
   if (bytes && !ptr)
     throw OutOfMemoryError(cu::CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY",
                            "out of host memory: cannot allocate " + std::to_string(bytes) + " bytes");
-  std::shared_ptr<void> owner(ptr, std::free);
+  std::shared_ptr<void> owner = large ? std::shared_ptr<void>(ptr, [rounded](void* p) { host_blocks().give(p, rounded); })
+                                      : std::shared_ptr<void>(ptr, std::free);
   return std::make_shared<Allocation>(reinterpret_cast<cu::CUdeviceptr>(ptr), bytes, kCpuDevice, std::move(owner));
 }
 

@@ -74,7 +74,7 @@ def asarray(obj, dtype=None, device=None):
         if target is not None and target != out.device:
             return asarray(out.get(), dtype, target)
         if dtype is not None and np.dtype(dtype) != out.dtype:
-            out = asarray(out.get().astype(dtype), device=out.device)  # no device cast kernels yet
+            out = out.astype(dtype)
         return out
     host = np.asarray(obj, dtype=dtype)
     if target is None:

@@ -584,7 +584,7 @@ TEST(ReshapeLayout, SizeMismatchMessage) {
   Layout base = contiguous_layout({2, 3}, 4);
   EXPECT_EQ(message_of<BadValue>([&] { reshape_layout(base, {4}); }), "cannot reshape array of size 6 into shape (4,)");
   EXPECT_EQ(message_of<BadValue>([&] { reshape_layout(base, {4, 2}); }),
-            "cannot reshape array of size 6 into shape (4, 2)");
+            "cannot reshape array of size 6 into shape (4,2)");
   std::string m = message_of<BadValue>([&] { reshape_layout(base, {4, -1}); });
   EXPECT_NE(m.find("cannot reshape array of size 6 into shape (4"), std::string::npos) << m;
   EXPECT_THROW(reshape_layout(base, {0, -1}), BadValue);
@@ -678,7 +678,7 @@ TEST(Broadcast, ShapesAndZeroStrides) {
   EXPECT_EQ(broadcast_shapes({{4, 1}, {1, 5}, {5}}), (Shape{4, 5}));
   EXPECT_EQ(broadcast_shapes({{}, {0, 3}}), (Shape{0, 3}));
   EXPECT_EQ(message_of<BadValue>([&] { broadcast_shapes({{2, 3}, {3, 2}}); }),
-            "operands could not be broadcast together with shapes (2,3) (3,2)");
+            "operands could not be broadcast together with shapes (2,3) (3,2) ");
   Layout b = broadcast_layout(contiguous_layout({3, 1}, 4), {2, 3, 5});
   EXPECT_EQ(b.strides, (Shape{0, 4, 0}));
   EXPECT_THROW(broadcast_layout(contiguous_layout({3}, 4), {4}), BadValue);

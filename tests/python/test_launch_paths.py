@@ -67,7 +67,7 @@ def test_arrays_round_trip_through_the_stand_in(fake_driver, tmp_path):
         print(np.array_equal(a.get(), host))
         print(np.array_equal(a[1:, ::-2].get(), host[1:, ::-2]))
         print(np.array_equal(a.reshape(6, 4).get(), host.reshape(6, 4)))
-        print(np.array_equal(a[::2].copy().get(), host[::2]))
+        print(np.array_equal(a[1:3].copy().get(), host[1:3]))  # contiguous: a device copy (strided ones are kernels)
         a[0] = np.arange(6)
         print(np.array_equal(a[0].get(), np.arange(6.0)))
     """)

@@ -112,30 +112,17 @@ def test_views_outputs_and_dot(fakes, tmp_path):
             expect(transposed(gpu(x)) @ gpu(x), reference(x.T, x), dtype)
             stack = host((3, 7, 5), dtype)
             expect(transposed(gpu(stack)) @ gpu(x), reference(np.swapaxes(stack, 1, 2), x), dtype)
-            # Strided operands are copied first; strided outputs are written through a temporary.
-            expect(gpu(x)[:, ::2] @ gpu(y)[::-2, 1:4], reference(x[:, ::2], y[::-2, 1:4]), dtype)
-            big = gpu(np.zeros((3, 7, 10), dtype))
+            # (Strided operands and outputs, and a @= b, which reads a before writing it, are copied by generated
+            # kernels, which the stand-in driver does not run: tests/python/gpu/test_matmul_gpu.py checks them.)
             a, b = host((3, 7, 5), dtype), host((5, 5), dtype)
-            assert jiasu.matmul(gpu(a), gpu(b), out=big[:, :, 1::2]) is not None
-            expect(big.get()[:, :, 1::2], reference(a, b), dtype)
-            assert not big.get()[:, :, ::2].any()
             out = jiasu.empty((3, 7, 5), dtype, device=0)
             assert jiasu.matmul(gpu(a), gpu(b), out=out) is out
             expect(out, reference(a, b), dtype)
-            # a @= b reads a before writing it.
-            s, t = host((4, 4), dtype), host((4, 4), dtype)
-            g = gpu(s)
-            g @= gpu(t)
-            expect(g, reference(s, t), dtype)
             # dot: N-D operands, and where it agrees with matmul.
             for sa, sb in [((5,), (5,)), ((4, 5), (5, 3)), ((2, 4, 5), (3, 5, 6)), ((4, 5), (2, 5, 3)),
                            ((2, 4, 5), (5,)), ((5,), (2, 5, 3))]:
                 a, b = host(sa, dtype), host(sb, dtype)
                 expect(jiasu.dot(gpu(a), gpu(b)), reference(a, b, np.dot), dtype)
-            a, b = host((2, 4, 5), dtype), host((3, 5, 6), dtype)
-            strided_out = gpu(np.zeros((2, 4, 3, 12), dtype))[..., ::2]
-            jiasu.dot(gpu(a), gpu(b), out=strided_out)
-            expect(strided_out, reference(a, b, np.dot), dtype)
     """)
 
 

@@ -210,3 +210,13 @@ def test_missing_cublaslt_raises_library_not_found():
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "raised: JIASU_CUBLASLT=/nonexistent/libcublasLt.so.13" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_dot_into_a_strided_out(dtype, rng):
+    a = rng.standard_normal((2, 4, 5)).astype(dtype)
+    b = rng.standard_normal((3, 5, 6)).astype(dtype)
+    big = gpu(np.zeros((2, 4, 3, 12), dtype))
+    jiasu.dot(gpu(a), gpu(b), out=big[..., ::2])
+    assert_close(big.get()[..., ::2], reference(a, b, np.dot), 16, EPS[np.dtype(dtype).name])
+    assert not np.count_nonzero(big.get()[..., 1::2].view(np.uint8))

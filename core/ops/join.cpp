@@ -1,16 +1,17 @@
-#include "array/join.hpp"
+#include "ops/join.hpp"
 
 #include <string>
 
-#include "runtime/device.hpp"
+#include "array/promotion.hpp"
+#include "ops/elementwise.hpp"
 #include "runtime/driver.hpp"
 #include "support/error.hpp"
 
-namespace jiasu {
+namespace jiasu::ops {
 namespace {
 
-// One device and one dtype for every array: mixing is the caller's error.
-void require_alike(const std::vector<Array>& arrays, const char* what) {
+// One device for every array (mixing is the caller's error); returns their promoted dtype.
+DType common_dtype(const std::vector<Array>& arrays, const char* what) {
   if (arrays.empty()) throw BadValue(std::string("need at least one array to ") + what);
   for (const Array& a : arrays) {
     if (a.device() != arrays[0].device())
@@ -18,31 +19,23 @@ void require_alike(const std::vector<Array>& arrays, const char* what) {
                               std::string("cannot ") + what + " arrays on different devices (" +
                                   std::to_string(arrays[0].device()) + " and " + std::to_string(a.device()) +
                                   "); move them with jiasu.asarray(x, device=...)");
-    if (a.dtype() != arrays[0].dtype())
-      throw BadArgument(std::string("cannot ") + what + " arrays of dtypes " + info(arrays[0].dtype()).name +
-                        " and " + info(a.dtype()).name + ": convert them with astype() first");
   }
+  DType dtype = arrays[0].dtype();
+  for (const Array& a : arrays) dtype = *promote_types(dtype, a.dtype());
+  return dtype;
 }
 
 }  // namespace
 
-void copy_elements(const Array& dst, const Array& src) {
-  if (dst.shape() != src.shape() || dst.dtype() != src.dtype() || dst.device() != src.device())
-    throw BadValue("copy_elements needs arrays of one shape, dtype and device");
-  const auto held_dst = dst.memory()->hold(), held_src = src.memory()->hold();
-  if (dst.size() == 0) return;
-  if (!dst.on_host() && dst.c_contiguous() && src.c_contiguous()) {
-    activate(dst.device());
-    copy_device_to_device(dst.data(), src.data(), dst.nbytes(), nullptr, false);
-    return;
-  }
-  std::vector<unsigned char> host(src.nbytes());
-  src.copy_to_host(host.data());
-  dst.copy_from_host(host.data());
+Array reshape(const Array& a, Shape shape) {
+  shape = resolve_reshape(a.size(), std::move(shape));
+  if (a.size() == 0) return a.reshape(shape);
+  if (std::optional<Layout> same = reshape_view(a.layout(), shape)) return a.view(*same);
+  return astype(a, a.dtype()).reshape(shape);
 }
 
 Array concatenate(const std::vector<Array>& arrays, int64_t axis) {
-  require_alike(arrays, "concatenate");
+  const DType dtype = common_dtype(arrays, "concatenate");
   const Array& first = arrays[0];
   if (first.ndim() == 0) throw BadValue("zero-dimensional arrays cannot be concatenated");
   axis = normalize_axis(axis, first.ndim());
@@ -62,20 +55,20 @@ Array concatenate(const std::vector<Array>& arrays, int64_t axis) {
                        " has size " + std::to_string(a.shape()[d]));
     shape[axis] += a.shape()[axis];
   }
-  Array out = Array::empty(shape, first.dtype(), first.device());
+  Array out = Array::empty(shape, dtype, first.device());
   int64_t at = 0;
   for (const Array& a : arrays) {
     Layout part = out.layout();
     part.offset += at * part.strides[axis];
     part.shape[axis] = a.shape()[axis];
-    copy_elements(out.view(part), a);
+    assign(out.view(part), a);
     at += a.shape()[axis];
   }
   return out;
 }
 
 Array stack(const std::vector<Array>& arrays, int64_t axis) {
-  require_alike(arrays, "stack");
+  common_dtype(arrays, "stack");  // the devices, before the shapes
   axis = normalize_axis(axis, arrays[0].ndim() + 1);
   std::vector<Array> expanded;
   for (const Array& a : arrays) {
@@ -85,4 +78,4 @@ Array stack(const std::vector<Array>& arrays, int64_t axis) {
   return concatenate(expanded, axis);
 }
 
-}  // namespace jiasu
+}  // namespace jiasu::ops

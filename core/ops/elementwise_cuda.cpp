@@ -1,0 +1,294 @@
+// The GPU side of the elementwise engine: CUDA C++ generated per (operation, dtypes, layout class),
+// compiled once and cached (elementwise_cuda.hpp), launched on the legacy default stream.
+//   contiguous  every array operand C-contiguous with the output's shape (scalars are parameters): each
+//               thread moves kContiguousUnroll vectors of `vector` elements with aligned 16-byte loads
+//               and stores (all loads first), the last partial vector element by element;
+//   strided     the collapsed dimensions (ops/iteration.hpp), one element per thread, byte offsets from
+//               the linear index in 32-bit arithmetic when every offset fits, else 64-bit.
+#include "ops/elementwise_cuda.hpp"
+
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "emit/runtime/kernel_runtime.h"
+#include "ops/engine.hpp"
+#include "ops/runtime/elementwise_cuda.h"
+#include "program/source_module.hpp"
+#include "runtime/device.hpp"
+
+namespace jiasu::embedded {
+extern const char ops_cuda[];
+extern const unsigned long long ops_cuda_size;
+}  // namespace jiasu::embedded
+
+namespace jiasu::ops {
+namespace {
+
+const char* functor_name(Ufunc op) {
+  static const char* const kNames[kUfuncCount] = {
+#define JIASU_UFUNC(id, name, arity, rule, loops, functor) #functor,
+#include "ops/ufuncs.def"
+#undef JIASU_UFUNC
+  };
+  return kNames[static_cast<int>(op)];
+}
+
+const char* ctype(DType d) { return info(d).c_type; }
+
+}  // namespace
+
+const std::string& ops_cuda_header() {
+  static const std::string text(embedded::ops_cuda, embedded::ops_cuda_size);
+  return text;
+}
+
+uint64_t ElementwiseSpec::key() const {
+  uint64_t k = static_cast<uint64_t>(op);
+  k = k << 4 | static_cast<uint64_t>(out);
+  for (int i = 0; i < 3; ++i) {
+    const bool used = i < inputs;
+    k = k << 4 | (used ? static_cast<uint64_t>(in[i]) : 0);
+    k = k << 4 | (used ? static_cast<uint64_t>(loop[i]) : 0);
+    k = k << 1 | (used && scalar[i]);
+  }
+  k = k << 2 | static_cast<uint64_t>(inputs);
+  k = k << 1 | static_cast<uint64_t>(layout);
+  k = k << 5 | static_cast<uint64_t>(layout == LayoutClass::Contiguous ? vector : ndim);
+  k = k << 1 | (layout == LayoutClass::Strided && wide_index);
+  return k;  // 8 + 4 + 27 + 2 + 1 + 5 + 1 = 48 bits
+}
+
+std::string elementwise_cuda_source(const ElementwiseSpec& s) {
+  std::string src = ops_cuda_header();
+  src += "\nusing namespace jiasu;\nusing namespace jiasu::ufunc;\n";
+  src += "using Out = " + std::string(ctype(s.out)) + ";\n";
+  for (int i = 0; i < s.inputs; ++i) {
+    const std::string n = std::to_string(i);
+    src += "using L" + n + " = " + ctype(s.loop[i]) + ";\n";
+    if (!s.scalar[i]) src += "using In" + n + " = " + ctype(s.in[i]) + ";\n";
+  }
+  // The parameters: out, then each input (a pointer, or a value in its loop type), then the sizes.
+  std::string params = "Out* __restrict__ out";
+  for (int i = 0; i < s.inputs; ++i) {
+    const std::string n = std::to_string(i);
+    params += s.scalar[i] ? ", L" + n + " s" + n : ", const In" + n + "* __restrict__ in" + n;
+  }
+  auto call = [&](const std::function<std::string(int)>& element) {
+    std::string args;
+    for (int i = 0; i < s.inputs; ++i) {
+      const std::string n = std::to_string(i);
+      args += (i ? ", " : "") + (s.scalar[i] ? "s" + n : "cast<L" + n + ">(" + element(i) + ")");
+    }
+    return std::string("cast<Out>(") + functor_name(s.op) + "{}(" + args + "))";
+  };
+  const std::string block = std::to_string(kElementwiseBlock);
+  src += "\nextern \"C\" __global__ void __launch_bounds__(" + block + ") " + kElementwiseKernelName + "(" + params;
+  if (s.layout == LayoutClass::Contiguous) {
+    const std::string v = std::to_string(s.vector), u = std::to_string(kContiguousUnroll);
+    src += ", long long n) {\n";
+    src += "  constexpr int V = " + v + ", U = " + u + ";\n";
+    src += "  const long long first = (static_cast<long long>(blockIdx.x) * (" + block + " * U) + threadIdx.x) * V;\n";
+    for (int i = 0; i < s.inputs; ++i) {
+      if (s.scalar[i]) continue;
+      const std::string n = std::to_string(i);
+      src += "  Vec<In" + n + ", V> a" + n + "[U];\n";
+    }
+    src += "#pragma unroll\n  for (int u = 0; u < U; ++u) {\n";
+    src += "    const long long i = first + static_cast<long long>(u) * " + block + " * V;\n";
+    src += "    if (i + V <= n) {\n";
+    for (int i = 0; i < s.inputs; ++i) {
+      if (s.scalar[i]) continue;
+      const std::string n = std::to_string(i);
+      src += "      a" + n + "[u] = *reinterpret_cast<const Vec<In" + n + ", V>*>(in" + n + " + i);\n";
+    }
+    src += "    }\n  }\n";
+    src += "#pragma unroll\n  for (int u = 0; u < U; ++u) {\n";
+    src += "    const long long i = first + static_cast<long long>(u) * " + block + " * V;\n";
+    src += "    if (i + V <= n) {\n      Vec<Out, V> r;\n#pragma unroll\n      for (int k = 0; k < V; ++k) r.v[k] = " +
+           call([](int i) { return "a" + std::to_string(i) + "[u].v[k]"; }) + ";\n";
+    src += "      *reinterpret_cast<Vec<Out, V>*>(out + i) = r;\n";
+    src += "    } else {\n      for (long long j = i; j < n && j < i + V; ++j) out[j] = " +
+           call([](int i) { return "in" + std::to_string(i) + "[j]"; }) + ";\n    }\n  }\n}\n";
+    return src;
+  }
+  int arrays = 1;
+  for (int i = 0; i < s.inputs; ++i) arrays += !s.scalar[i];
+  const std::string index = s.wide_index ? "long long" : "int";
+  src += ", StridedParams" + std::string(s.wide_index ? "64<" : "32<") + std::to_string(s.ndim) + ", " +
+         std::to_string(arrays) + "> p, " + index + " n) {\n";
+  src += "  using I = " + index + ";\n";
+  src += "  const I i = static_cast<I>(blockIdx.x) * " + block + " + static_cast<I>(threadIdx.x);\n";
+  src += "  if (i >= n) return;\n";
+  src += "  I offset[" + std::to_string(arrays) + "];\n  offsets_of(i, p, offset);\n";
+  std::vector<int> slot(3, 0);
+  for (int i = 0, k = 1; i < s.inputs; ++i)
+    if (!s.scalar[i]) slot[i] = k++;
+  src += "  at_offset(out, offset[0]) = " +
+         call([&](int i) { return "at_offset(in" + std::to_string(i) + ", offset[" + std::to_string(slot[i]) + "])"; }) +
+         ";\n}\n";
+  return src;
+}
+
+namespace {
+
+struct CachedKernel {
+  std::unique_ptr<SourceModule> module;
+  std::mutex mutex;
+  std::unordered_map<int, std::shared_ptr<Kernel>> by_device;
+};
+
+}  // namespace
+
+Kernel& KernelCache::get(uint64_t key, int device, const char* name, const std::function<std::string()>& make_source) {
+  static std::mutex mutex;
+  static auto* kernels = new std::unordered_map<uint64_t, std::unique_ptr<CachedKernel>>();  // lives to the exit
+  CachedKernel* entry;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<CachedKernel>& slot = (*kernels)[key];
+    if (!slot) {
+      slot = std::make_unique<CachedKernel>();
+      slot->module = std::make_unique<SourceModule>(make_source(), std::vector<std::string>{}, "jiasu_ops.cu");
+    }
+    entry = slot.get();
+  }
+  std::lock_guard<std::mutex> lock(entry->mutex);
+  auto found = entry->by_device.find(device);
+  if (found != entry->by_device.end()) return *found->second;
+  std::shared_ptr<Kernel> kernel = entry->module->kernel(name, device);
+  entry->by_device.emplace(device, kernel);
+  return *kernel;
+}
+
+KernelCache& kernel_cache() {
+  static KernelCache cache;
+  return cache;
+}
+
+namespace detail {
+namespace {
+
+bool aligned(cu::CUdeviceptr p, int bytes) { return p % static_cast<unsigned>(bytes) == 0; }
+
+// The largest byte offset any element of the iteration reaches from its operand's base, in magnitude.
+int64_t max_offset(const Iteration& it) {
+  int64_t worst = 0;
+  for (int k = 0; k < it.operands; ++k) {
+    int64_t reach = 0;
+    for (int d = 0; d < it.ndim; ++d) reach += (it.shape[d] - 1) * (it.strides[k][d] < 0 ? -it.strides[k][d] : it.strides[k][d]);
+    worst = std::max(worst, reach);
+  }
+  return worst;
+}
+
+constexpr int kMaxStridedDims = 8;
+
+}  // namespace
+
+void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, const Array& out) {
+  const int64_t n = out.size();
+  if (n == 0) return;
+  ElementwiseSpec spec;
+  spec.op = op;
+  spec.inputs = count;
+  spec.out = out.dtype();
+  bool contiguous = out.c_contiguous();
+  int largest = static_cast<int>(itemsize(out.dtype()));
+  for (int i = 0; i < count; ++i) {
+    spec.loop[i] = r.loop[i];
+    spec.scalar[i] = inputs[i].array == nullptr;
+    spec.in[i] = spec.scalar[i] ? r.loop[i] : inputs[i].array->dtype();
+    if (spec.scalar[i]) continue;
+    const Array& a = *inputs[i].array;
+    contiguous = contiguous && a.c_contiguous() && a.shape() == out.shape();
+    largest = std::max(largest, static_cast<int>(itemsize(a.dtype())));
+  }
+  const Layout* layouts[kMaxOperands] = {&out.layout()};
+  cu::CUdeviceptr pointers[kMaxOperands] = {out.data()};
+  for (int i = 0; i < count; ++i) {
+    layouts[i + 1] = inputs[i].array ? &inputs[i].array->layout() : nullptr;
+    pointers[i + 1] = inputs[i].array ? inputs[i].array->data() : 0;
+  }
+  Iteration it;
+  if (contiguous) {
+    spec.layout = LayoutClass::Contiguous;
+    spec.vector = 16 / largest;
+    for (int k = 0; k <= count; ++k) {
+      if (!layouts[k]) continue;
+      const int item = static_cast<int>(k == 0 ? itemsize(out.dtype()) : itemsize(inputs[k - 1].array->dtype()));
+      if (!aligned(pointers[k], item * spec.vector)) spec.vector = 1;
+    }
+  } else {
+    it = make_iteration(out.shape(), layouts, count + 1);
+    if (it.ndim > kMaxStridedDims)
+      throw BadValue("jiasu's GPU loops take at most 8 dimensions that do not merge; this call has " +
+                     std::to_string(it.ndim));
+    spec.layout = LayoutClass::Strided;
+    spec.ndim = std::max(it.ndim, 1);
+    spec.wide_index = n > INT32_MAX || max_offset(it) > INT32_MAX;
+  }
+  const int device = out.device();
+  Kernel& kernel = kernel_cache().get(spec.key(), device, kElementwiseKernelName,
+                                      [&] { return elementwise_cuda_source(spec); });
+
+  thread_local LaunchArgs args;
+  args.begin(kernel.param_layout());
+  args.add(&pointers[0], sizeof(cu::CUdeviceptr), alignof(cu::CUdeviceptr), "out");
+  alignas(16) unsigned char scalar[3][16];
+  for (int i = 0; i < count; ++i) {
+    if (inputs[i].array) {
+      args.add(&pointers[i + 1], sizeof(cu::CUdeviceptr), alignof(cu::CUdeviceptr), "an input");
+    } else {
+      scalar_bytes(inputs[i].scalar, r.loop[i], scalar[i]);
+      const size_t size = itemsize(r.loop[i]);
+      args.add(scalar[i], size, size, "a scalar");
+    }
+  }
+  Dim3 grid, block;
+  block.x = kElementwiseBlock;
+  if (spec.layout == LayoutClass::Contiguous) {
+    const long long size = n;
+    args.add(&size, sizeof size, alignof(long long), "the size");
+    const int64_t per_block = int64_t(kElementwiseBlock) * kContiguousUnroll * spec.vector;
+    grid.x = static_cast<unsigned>((n + per_block - 1) / per_block);
+  } else {
+    // StridedParams32/64<N, K> (ops/runtime/elementwise_cuda.h): the extents (as dividers in 32-bit), then
+    // each array operand's byte strides.
+    const int dims = spec.ndim;
+    int64_t strides[kMaxStridedDims * (kMaxOperands + 1)];
+    int at = 0;
+    for (int k = 0; k < it.operands; ++k) {
+      if (k > 0 && !inputs[k - 1].array) continue;
+      for (int d = 0; d < dims; ++d) strides[at++] = it.ndim ? it.strides[k][d] : 0;
+    }
+    if (spec.wide_index) {
+      int64_t packed[kMaxStridedDims * (kMaxOperands + 2)];
+      for (int d = 0; d < dims; ++d) packed[d] = it.ndim ? it.shape[d] : 1;
+      for (int j = 0; j < at; ++j) packed[dims + j] = strides[j];
+      args.add(packed, (dims + at) * sizeof(int64_t), alignof(int64_t), "the strides");
+      const long long size = n;
+      args.add(&size, sizeof size, alignof(long long), "the size");
+    } else {
+      struct {
+        ufunc::FastDivider shape[kMaxStridedDims];
+        int32_t strides[kMaxStridedDims * (kMaxOperands + 1)];
+      } p{};
+      for (int d = 0; d < dims; ++d) p.shape[d] = ufunc::make_divider(static_cast<unsigned>(it.ndim ? it.shape[d] : 1));
+      for (int j = 0; j < at; ++j) p.strides[j] = static_cast<int32_t>(strides[j]);
+      // The kernel's struct holds dims dividers then the strides, with no gap (all 4-byte fields).
+      unsigned char bytes[sizeof(p)];
+      std::memcpy(bytes, p.shape, dims * sizeof(ufunc::FastDivider));
+      std::memcpy(bytes + dims * sizeof(ufunc::FastDivider), p.strides, at * sizeof(int32_t));
+      args.add(bytes, dims * sizeof(ufunc::FastDivider) + at * sizeof(int32_t), alignof(int32_t), "the strides");
+      const int32_t size = static_cast<int32_t>(n);
+      args.add(&size, sizeof size, alignof(int32_t), "the size");
+    }
+    grid.x = static_cast<unsigned>((n + kElementwiseBlock - 1) / kElementwiseBlock);
+  }
+  args.finish();
+  kernel.launch(grid, block, args, 0, nullptr);
+}
+
+}  // namespace detail
+}  // namespace jiasu::ops

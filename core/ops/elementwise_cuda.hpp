@@ -1,0 +1,55 @@
+// Generated GPU kernels of the elementwise engine: the CUDA C++ of one (operation, dtypes, layout class),
+// and the process-wide cache of compiled kernels. The cache's key is a few bytes packed into an integer,
+// so a call looks its kernel up without building a string; a new key generates the source once, and
+// NVRTC compiles it through SourceModule (with the disk cache) per device. Other generated array kernels
+// (reductions) can key their own kernels the same way: KernelCache takes any 64-bit key and a source maker.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "array/dtype.hpp"
+#include "ops/elementwise.hpp"
+#include "runtime/module.hpp"
+
+namespace jiasu::ops {
+
+// The runtime header generated array kernels start with (ops/runtime/ops_cuda.h, embedded).
+const std::string& ops_cuda_header();
+
+enum class LayoutClass : uint8_t { Contiguous, Strided };
+
+// Everything a generated elementwise kernel is specialised on.
+struct ElementwiseSpec {
+  Ufunc op = Ufunc::Add;
+  int inputs = 0;
+  DType out = DType::Float32;
+  DType in[3] = {};      // an array input's dtype (its elements are converted to loop[i] on the way in)
+  DType loop[3] = {};
+  bool scalar[3] = {};   // a kernel parameter in loop[i]'s type instead of an array
+  LayoutClass layout = LayoutClass::Contiguous;
+  int vector = 1;        // contiguous: elements per load/store (16 bytes over the largest item, or 1)
+  int ndim = 1;          // strided: dimensions after collapsing
+  bool wide_index = false;  // strided: 64-bit index math
+
+  uint64_t key() const;
+};
+
+constexpr const char* kElementwiseKernelName = "jiasu_elementwise";
+constexpr int kElementwiseBlock = 256;
+constexpr int kContiguousUnroll = 4;  // vectors per thread
+
+// The kernel's complete CUDA C++ translation unit (runtime header included).
+std::string elementwise_cuda_source(const ElementwiseSpec& spec);
+
+// Compiled kernels by key, per device. Thread-safe; kernels live as long as the process.
+class KernelCache {
+ public:
+  // The kernel `name` for `key` on `device`, compiled from make_source() the first time.
+  Kernel& get(uint64_t key, int device, const char* name, const std::function<std::string()>& make_source);
+};
+KernelCache& kernel_cache();
+
+}  // namespace jiasu::ops
