@@ -52,6 +52,7 @@ template <typename Body>
 }
 void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
+void bind_reductions(nb::module_& m);  // after bind_array: it adds methods to Array
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);
 

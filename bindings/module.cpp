@@ -7,6 +7,7 @@ NB_MODULE(_core, m) {
   jiasu::py::bind_errors(m);
   jiasu::py::bind_runtime(m);
   jiasu::py::bind_array(m);
+  jiasu::py::bind_reductions(m);
   jiasu::py::bind_launch(m);
   jiasu::py::bind_kernel(m);
 }

@@ -16,6 +16,7 @@ _core.set_wheel_roots([p for p in _sys.path if p])
 from ._kernel import func, kernel  # noqa: E402
 from ._arrays import (Array, asarray, empty, empty_like, from_dlpack, full, full_like, ones,  # noqa: E402
                       ones_like, pinned_empty, zeros, zeros_like)
+from ._reductions import all, any, argmax, argmin, cumsum, max, mean, min, prod, std, sum, var  # noqa: E402,A004
 
 __version__ = _core.__version__
 
