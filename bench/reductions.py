@@ -34,7 +34,7 @@ def cpu(reps):
     m = np.random.default_rng(1).standard_normal((4096, 4096)).astype(np.float32)
     with jiasu.backend("cpu"):
         jx, jm = jiasu.asarray(x), jiasu.asarray(m)
-        print(f"CPU backend, {jiasu.cpu_threads()} threads")
+        print(f"CPU backend, {jiasu._core.cpu_threads()} threads")
         for name, np_call, j_call, nbytes in [
             ("sum 2^24 float32", lambda: x.sum(), lambda: jiasu.sum(jx), x.nbytes),
             ("sum(axis=0) 4096^2", lambda: m.sum(axis=0), lambda: jiasu.sum(jm, axis=0), m.nbytes),

@@ -136,6 +136,8 @@ def test_large_rows_and_columns(shape, axis, op, rng):
 @pytest.mark.parametrize("op", ["sum", "prod"])
 def test_dtype_argument(op, in_dtype, dtype, rng):
     x = sample(rng, (4, 50), in_dtype)
+    if op == "prod" and np.dtype(in_dtype).kind in "iu":
+        x = (x % 2).astype(in_dtype)  # products a float32 holds, so that float64 is a fair reference
     a = jiasu.asarray(x)
     for axis in (None, 1):
         check(op, x, getattr(jiasu, op)(a, axis=axis, dtype=dtype), axis=axis, dtype=dtype)
