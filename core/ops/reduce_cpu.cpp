@@ -58,8 +58,9 @@ Value<Op, A> pairwise(const Get& get, int64_t first, int64_t n) {
 // accumulators in one vector (GCC's vector extension, which clang reads too): the same operations on the
 // same elements in the same order, in SIMD.
 template <typename A> struct lanes_of;
-template <> struct lanes_of<float> { typedef float type __attribute__((vector_size(32))); };
-template <> struct lanes_of<double> { typedef double type __attribute__((vector_size(64))); };
+// 16-byte vectors, which every x86-64 CPU has: wider ones are split, and their conditions done lane by lane.
+template <> struct lanes_of<float> { typedef float type __attribute__((vector_size(16))); };
+template <> struct lanes_of<double> { typedef double type __attribute__((vector_size(16))); };
 template <typename Op, typename A>
 constexpr bool kLaneOp = (std::is_same_v<Op, reduce::Sum> || std::is_same_v<Op, reduce::Prod> ||
                           std::is_same_v<Op, reduce::Max> || std::is_same_v<Op, reduce::Min>) &&
@@ -76,17 +77,22 @@ template <typename Op, typename A>
 A pairwise_lanes(const A* x, int64_t n) {
   if (n <= 128) {
     using Lanes = typename lanes_of<A>::type;
-    Lanes r;
-    for (int k = 0; k < 8; ++k) r[k] = identity<Op, A>();
+    constexpr int kWidth = sizeof(Lanes) / sizeof(A), kVectors = 8 / kWidth;
+    Lanes r[kVectors];  // accumulator k is lane k % kWidth of r[k / kWidth]
+    for (Lanes& v : r)
+      for (int k = 0; k < kWidth; ++k) v[k] = identity<Op, A>();
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      Lanes v;
-      std::memcpy(&v, x + i, sizeof v);
-      r = combine_lanes<Op>(r, v);
-    }
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < kVectors; ++k) {
+        Lanes v;
+        std::memcpy(&v, x + i + k * kWidth, sizeof v);
+        r[k] = combine_lanes<Op>(r[k], v);
+      }
     __builtin_prefetch(x + n + 1024);  // the next runs, 4-8 KiB ahead: more memory in flight from one core
-    A s = Op::combine(Op::combine(Op::combine(A(r[0]), A(r[1])), Op::combine(A(r[2]), A(r[3]))),
-                      Op::combine(Op::combine(A(r[4]), A(r[5])), Op::combine(A(r[6]), A(r[7]))));
+    A a[8];
+    for (int k = 0; k < 8; ++k) a[k] = r[k / kWidth][k % kWidth];
+    A s = Op::combine(Op::combine(Op::combine(a[0], a[1]), Op::combine(a[2], a[3])),
+                      Op::combine(Op::combine(a[4], a[5]), Op::combine(a[6], a[7])));
     for (; i < n; ++i) s = Op::combine(s, x[i]);
     return s;
   }
