@@ -88,7 +88,6 @@ A pairwise_lanes(const A* x, int64_t n) {
         std::memcpy(&v, x + i + k * kWidth, sizeof v);
         r[k] = combine_lanes<Op>(r[k], v);
       }
-    __builtin_prefetch(x + n + 1024);  // the next runs, 4-8 KiB ahead: more memory in flight from one core
     A a[8];
     for (int k = 0; k < 8; ++k) a[k] = r[k / kWidth][k % kWidth];
     A s = Op::combine(Op::combine(Op::combine(a[0], a[1]), Op::combine(a[2], a[3])),
