@@ -54,6 +54,7 @@ void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_matmul(nb::module_& m);  // called by bind_array: adds matmul, dot and Array's @ operators
 void bind_ops(nb::module_& m);  // bindings/ops.cpp: the elementwise operations, Array's operators
+void bind_reductions(nb::module_& m);  // after bind_array: it adds methods to Array
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_shapes(nb::module_& m);

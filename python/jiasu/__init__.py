@@ -20,6 +20,7 @@ from ._arrays import (arange, ascontiguousarray, broadcast_shapes, broadcast_to,
                       expand_dims, eye, linspace, ravel, reshape, squeeze, stack, swapaxes, transpose)
 from ._linalg import dot, get_matmul_precision, matmul, set_matmul_precision  # noqa: E402
 from ._ufuncs import *  # noqa: E402,F401,F403  (the elementwise operations: add, sqrt, where, ...)
+from ._reductions import all, any, argmax, argmin, cumsum, max, mean, min, prod, std, sum, var  # noqa: E402,A004
 
 __version__ = _core.__version__
 

@@ -69,3 +69,42 @@ def test_numpy_matmul_and_dot_run_on_jiasu():
     out = jiasu.empty((3, 3))
     assert np.matmul(a, b, out=out) is out
     np.testing.assert_allclose(out.get(), host @ host.T)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.add(x, x),
+    lambda m, x: m.multiply(x, 2),
+    lambda m, x: m.sqrt(x),
+    lambda m, x: m.absolute(-x),
+    lambda m, x: m.remainder(x, 4),
+    lambda m, x: m.true_divide(x, 3),
+    lambda m, x: m.maximum(x, 2.5),
+    lambda m, x: m.sum(x, axis=0),
+    lambda m, x: m.mean(x),
+    lambda m, x: m.max(x, axis=1),
+    lambda m, x: m.argmax(x),
+    lambda m, x: m.add.reduce(x),
+    lambda m, x: m.multiply.reduce(x, axis=1),
+    lambda m, x: m.add.accumulate(x),
+    lambda m, x: m.cumsum(x, axis=1),
+])
+def test_numpy_ufuncs_and_reductions_run_on_jiasu(call):
+    host, a = host_and_device()
+    result = call(np, a)
+    expected = call(np, host)
+    got = result.get() if isinstance(result, jiasu.Array) else result
+    if isinstance(result, jiasu.Array):
+        assert result.device == a.device
+    np.testing.assert_allclose(got, expected)
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+
+
+def test_ufunc_out_and_mixed_inputs():
+    host, a = host_and_device()
+    out = jiasu.empty_like(a)
+    assert np.sqrt(a, out=out) is out
+    np.testing.assert_allclose(out.get(), np.sqrt(host))
+    with pytest.raises(TypeError):
+        np.add(a, host)
+    with pytest.raises(TypeError):
+        np.add(host, a)

@@ -1,0 +1,279 @@
+// The CUDA kernels of jiasu's reductions, instantiated per (operation, types, case) by generated sources
+// (ops/reduce_cuda.cpp) and compiled by NVRTC; embedded in the core as reduce_cuda. The accumulator
+// operations are those of ops/runtime/reduce.h, which the CPU backend uses too.
+//   rows_kernel     Rows: blocks walk a contiguous run with 16-byte loads, several accumulators per thread,
+//                   then warp shuffles and shared memory. A run shared by several blocks (a full reduction,
+//                   or few long rows) is finished in the same launch by the last of its blocks to arrive,
+//                   which combines the blocks' partials in a fixed order (deterministic).
+//   columns_kernel  Columns: a block per tile of 32 neighbouring results (a warp reads 32 neighbouring
+//                   elements of a row) times 8 groups of rows, 4 loads in flight per thread; a reduced
+//                   dimension split between blocks is finished by the last of them, as for rows.
+//   strided_kernel  Strided: a thread per result.
+//   cumsum_kernel   a thread per kept position, summing along the reduced dimensions in C order.
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+#include "ops/runtime/reduce.h"
+
+namespace jiasu {
+namespace reduce {
+
+template <typename A, typename B> struct same_kind { static constexpr bool value = false; };
+template <typename A> struct same_kind<A, A> { static constexpr bool value = true; };
+
+template <typename T> __device__ __forceinline__ T element_value(T x) { return x; }
+__device__ __forceinline__ float element_value(__half x) { return __half2float(x); }
+__device__ __forceinline__ float element_value(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+// An element as accumulator type A (bool: not zero).
+template <typename A, typename T> __device__ __forceinline__ A widen(T x) {
+  const auto v = element_value(x);
+  if constexpr (same_kind<A, bool>::value) return v != decltype(v)(0);
+  else return static_cast<A>(v);
+}
+
+template <typename Out, typename V> __device__ __forceinline__ Out narrow(V v) {
+  if constexpr (same_kind<Out, __half>::value) return __float2half_rn(static_cast<float>(v));
+  else if constexpr (same_kind<Out, __nv_bfloat16>::value) return __float2bfloat16_rn(static_cast<float>(v));
+  else if constexpr (same_kind<Out, bool>::value) return v != V(0);
+  else return static_cast<Out>(v);
+}
+
+template <typename Op, typename A> using Value = decltype(Op::template identity<A>());
+
+// The input byte offset of position `linear` of `walk` (and the result's, in out).
+__device__ __forceinline__ long long walk_offset(const Walk& walk, long long linear, long long* out = nullptr) {
+  long long in_offset = 0, out_offset = 0;
+  for (int d = walk.ndim - 1; d >= 0; --d) {
+    const long long i = linear % walk.size[d];
+    linear /= walk.size[d];
+    in_offset += i * walk.stride[d];
+    out_offset += i * walk.out_stride[d];
+  }
+  if (out) *out = out_offset;
+  return in_offset;
+}
+
+template <typename A> __device__ __forceinline__ A shuffle_down(A v, int delta) {
+  if constexpr (same_kind<A, bool>::value) return __shfl_down_sync(0xffffffffu, int(v), delta) != 0;
+  else return __shfl_down_sync(0xffffffffu, v, delta);
+}
+template <typename A> __device__ __forceinline__ Indexed<A> shuffle_down(Indexed<A> v, int delta) {
+  return Indexed<A>{shuffle_down(v.value, delta), shuffle_down(v.index, delta)};
+}
+
+// The block's combined value, in thread 0 (every thread of the block must call it).
+template <typename Op, typename V> __device__ __forceinline__ V block_combine(V v) {
+  __shared__ V warps[32];
+  for (int delta = 16; delta > 0; delta >>= 1) v = Op::combine(v, shuffle_down(v, delta));
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  __syncthreads();  // warps[] may still be read by an earlier call
+  if (lane == 0) warps[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    const int warp_count = (blockDim.x + 31) / 32;
+    v = lane < warp_count ? warps[lane] : v;
+    for (int delta = 16; delta > 0; delta >>= 1) {
+      const V other = shuffle_down(v, delta);
+      if (lane + delta < warp_count) v = Op::combine(v, other);
+    }
+  }
+  return v;
+}
+
+template <typename Op, typename A, int kElem, typename In>
+__device__ __forceinline__ Value<Op, A> element(In x, long long index, A mean) {
+  A value = widen<A>(x);
+  if constexpr (kElem == kSquaredDeviation) value = squared_deviation(value, mean);
+  if constexpr (same_kind<Value<Op, A>, A>::value) return value;
+  else return Value<Op, A>{value, index};
+}
+
+template <typename Out, int kFinish, typename V> __device__ __forceinline__ void store(char* out, V v, double divisor) {
+  if constexpr (kFinish == kIndex) {
+    *reinterpret_cast<Out*>(out) = narrow<Out>(v.index);
+  } else if constexpr (kFinish == kDivide) {
+    *reinterpret_cast<Out*>(out) = narrow<Out>(v / static_cast<V>(divisor));
+  } else if constexpr (kFinish == kSqrtDivide) {
+    *reinterpret_cast<Out*>(out) = narrow<Out>(sqrt(v / static_cast<V>(divisor)));
+  } else {
+    *reinterpret_cast<Out*>(out) = narrow<Out>(v);
+  }
+}
+
+template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem>
+__device__ void rows_kernel(const KernelParams& p) {
+  using V = Value<Op, A>;
+  constexpr int kVector = 16 / sizeof(In) > 0 ? 16 / sizeof(In) : 1;
+  constexpr int kUnroll = 4;  // vectors in flight per thread
+  const long long result = blockIdx.x / p.blocks_per_result, part = blockIdx.x % p.blocks_per_result;
+  long long out_offset;
+  const long long in_offset = walk_offset(p.kept, result, &out_offset);
+  const In* run = reinterpret_cast<const In*>(p.in + in_offset);
+  const A mean = kElem == kSquaredDeviation ? reinterpret_cast<const A*>(p.means)[result] : A(0);
+  const long long begin = part * p.chunk, end = begin + p.chunk < p.count ? begin + p.chunk : p.count;
+
+  V acc[kVector];
+  for (int k = 0; k < kVector; ++k) acc[k] = Op::template identity<A>();
+  long long i = begin + threadIdx.x * kVector;
+  if (reinterpret_cast<unsigned long long>(run + begin) % 16 == 0) {
+    struct alignas(16) Vector { In x[kVector]; };
+    const long long step = static_cast<long long>(blockDim.x) * kVector;
+    for (; i + (kUnroll - 1) * step + kVector <= end; i += kUnroll * step) {
+      Vector v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) v[u] = *reinterpret_cast<const Vector*>(run + i + u * step);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int k = 0; k < kVector; ++k)
+          acc[k] = Op::combine(acc[k], element<Op, A, kElem>(v[u].x[k], i + u * step + k, mean));
+    }
+    for (; i + kVector <= end; i += step) {
+      const Vector v = *reinterpret_cast<const Vector*>(run + i);
+#pragma unroll
+      for (int k = 0; k < kVector; ++k) acc[k] = Op::combine(acc[k], element<Op, A, kElem>(v.x[k], i + k, mean));
+    }
+    for (long long j = i; j < end && j < i + kVector; ++j)  // this thread's part of the ragged end
+      acc[0] = Op::combine(acc[0], element<Op, A, kElem>(run[j], j, mean));
+  } else {
+    for (long long j = begin + threadIdx.x; j < end; j += blockDim.x)
+      acc[0] = Op::combine(acc[0], element<Op, A, kElem>(run[j], j, mean));
+  }
+  V v = acc[0];
+  for (int k = 1; k < kVector; ++k) v = Op::combine(v, acc[k]);
+  v = block_combine<Op>(v);
+  char* out = reinterpret_cast<char*>(p.out) + out_offset;
+  if (p.blocks_per_result == 1) {
+    if (threadIdx.x == 0) store<Out, kFinish>(out, v, p.divisor);
+    return;
+  }
+  // Several blocks per result: the last to finish combines their partials, in block order.
+  V* partials = reinterpret_cast<V*>(p.partials) + result * p.blocks_per_result;
+  unsigned* counter = reinterpret_cast<unsigned*>(p.counters) + result;
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[part] = v;
+    __threadfence();
+    last = atomicAdd(counter, 1u) == p.blocks_per_result - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  V total = Op::template identity<A>();
+  for (long long b = threadIdx.x; b < p.blocks_per_result; b += blockDim.x)
+    total = Op::combine(total, partials[b]);
+  total = block_combine<Op>(total);
+  if (threadIdx.x == 0) {
+    store<Out, kFinish>(out, total, p.divisor);
+    *counter = 0;  // ready for the next launch
+  }
+}
+
+template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem>
+__device__ void columns_kernel(const KernelParams& p) {
+  using V = Value<Op, A>;
+  constexpr int kLanes = 32, kGroups = 8, kUnroll = 4;  // blockDim.x == kLanes * kGroups
+  const long long inner = p.kept.size[p.kept.ndim - 1];
+  const long long tiles_per_row = (inner + kLanes - 1) / kLanes;
+  const long long tile = blockIdx.x / p.blocks_per_result, part = blockIdx.x % p.blocks_per_result;
+  const int lane = threadIdx.x % kLanes, group = threadIdx.x / kLanes;
+  const long long column = (tile % tiles_per_row) * kLanes + lane;
+  const long long result = (tile / tiles_per_row) * inner + column;
+  const bool active = column < inner;
+  long long out_offset = 0;
+  const char* base = reinterpret_cast<const char*>(p.in) + (active ? walk_offset(p.kept, result, &out_offset) : 0);
+  const long long stride = p.reduced.stride[0];
+  const A mean = kElem == kSquaredDeviation && active ? reinterpret_cast<const A*>(p.means)[result] : A(0);
+  const long long begin = part * p.chunk, end = begin + p.chunk < p.count ? begin + p.chunk : p.count;
+
+  V acc[kUnroll];
+  for (int u = 0; u < kUnroll; ++u) acc[u] = Op::template identity<A>();
+  if (active) {
+    long long r = begin + group;
+    for (; r + (kUnroll - 1) * kGroups < end; r += kUnroll * kGroups) {
+      In x[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) x[u] = *reinterpret_cast<const In*>(base + (r + u * kGroups) * stride);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) acc[u] = Op::combine(acc[u], element<Op, A, kElem>(x[u], r + u * kGroups, mean));
+    }
+    for (; r < end; r += kGroups)
+      acc[0] = Op::combine(acc[0], element<Op, A, kElem>(*reinterpret_cast<const In*>(base + r * stride), r, mean));
+  }
+  V v = Op::combine(Op::combine(acc[0], acc[1]), Op::combine(acc[2], acc[3]));
+  __shared__ V groups[kGroups][kLanes];
+  groups[group][lane] = v;
+  __syncthreads();
+  if (group == 0)
+    for (int g = 1; g < kGroups; ++g) v = Op::combine(v, groups[g][lane]);
+  char* out = reinterpret_cast<char*>(p.out) + out_offset;
+  if (p.blocks_per_result == 1) {
+    if (group == 0 && active) store<Out, kFinish>(out, v, p.divisor);
+    return;
+  }
+  V* partials = reinterpret_cast<V*>(p.partials) + tile * p.blocks_per_result * kLanes;
+  unsigned* counter = reinterpret_cast<unsigned*>(p.counters) + tile;
+  __shared__ bool last;
+  if (group == 0) partials[part * kLanes + lane] = v;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == p.blocks_per_result - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  if (group == 0) {
+    V total = partials[lane];
+    for (long long b = 1; b < p.blocks_per_result; ++b) total = Op::combine(total, partials[b * kLanes + lane]);
+    if (active) store<Out, kFinish>(out, total, p.divisor);
+    if (lane == 0) *counter = 0;  // ready for the next launch
+  }
+}
+
+template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem>
+__device__ void strided_kernel(const KernelParams& p) {
+  using V = Value<Op, A>;
+  for (long long result = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; result < p.results;
+       result += static_cast<long long>(gridDim.x) * blockDim.x) {
+    long long out_offset;
+    const char* base = reinterpret_cast<const char*>(p.in) + walk_offset(p.kept, result, &out_offset);
+    const A mean = kElem == kSquaredDeviation ? reinterpret_cast<const A*>(p.means)[result] : A(0);
+    const int inner_dim = p.reduced.ndim - 1;
+    const long long inner = inner_dim >= 0 ? p.reduced.size[inner_dim] : 1;
+    const long long inner_stride = inner_dim >= 0 ? p.reduced.stride[inner_dim] : 0;
+    V acc = Op::template identity<A>();
+    for (long long run = 0; run * inner < p.count; ++run) {
+      long long offset = 0, linear = run;
+      for (int d = inner_dim - 1; d >= 0; --d) {
+        offset += (linear % p.reduced.size[d]) * p.reduced.stride[d];
+        linear /= p.reduced.size[d];
+      }
+      const char* row = base + offset;
+      for (long long j = 0; j < inner; ++j)
+        acc = Op::combine(acc, element<Op, A, kElem>(*reinterpret_cast<const In*>(row + j * inner_stride),
+                                                     run * inner + j, mean));
+    }
+    store<Out, kFinish>(reinterpret_cast<char*>(p.out) + out_offset, acc, p.divisor);
+  }
+}
+
+template <typename In, typename A, typename Out>
+__device__ void cumsum_kernel(const KernelParams& p) {
+  for (long long result = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; result < p.results;
+       result += static_cast<long long>(gridDim.x) * blockDim.x) {
+    long long out_base;
+    const long long in_base = walk_offset(p.kept, result, &out_base);
+    A acc = A(0);
+    for (long long i = 0; i < p.count; ++i) {
+      long long out_at;
+      const long long in_at = in_base + walk_offset(p.reduced, i, &out_at);
+      acc += widen<A>(*reinterpret_cast<const In*>(reinterpret_cast<const char*>(p.in) + in_at));
+      *reinterpret_cast<Out*>(reinterpret_cast<char*>(p.out) + out_base + out_at) = narrow<Out>(acc);
+    }
+  }
+}
+
+}  // namespace reduce
+}  // namespace jiasu

@@ -1,0 +1,63 @@
+"""Reductions of jiasu arrays with NumPy's names, parameters and result types (docs/arrays.md, "Reductions").
+
+They run where the array lives (the GPU, or the CPU backend's threads) and return jiasu arrays: a reduction
+over every axis gives a 0-d array, which ``.get()`` or ``float()`` of its ``.get()`` reads on the host.
+"""
+from . import _core
+
+__all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin", "any", "all", "cumsum"]
+
+
+def _array(a, op):
+    if not isinstance(a, _core.Array):
+        raise TypeError(f"jiasu.{op} takes a jiasu.Array, not {type(a).__module__}.{type(a).__qualname__} "
+                        "(jiasu.asarray moves host data to the device)")
+    return a
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
+    return _core._reduce("sum", _array(a, "sum"), axis, dtype, out, keepdims, None)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _core._reduce("prod", _array(a, "prod"), axis, dtype, out, keepdims, None)
+
+
+def max(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _core._reduce("max", _array(a, "max"), axis, None, out, keepdims, None)
+
+
+def min(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _core._reduce("min", _array(a, "min"), axis, None, out, keepdims, None)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _core._reduce("mean", _array(a, "mean"), axis, dtype, out, keepdims, None)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _core._reduce("var", _array(a, "var"), axis, dtype, out, keepdims, ddof)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _core._reduce("std", _array(a, "std"), axis, dtype, out, keepdims, ddof)
+
+
+def argmax(a, axis=None, out=None, keepdims=False):
+    return _core._reduce("argmax", _array(a, "argmax"), axis, None, out, keepdims, None)
+
+
+def argmin(a, axis=None, out=None, keepdims=False):
+    return _core._reduce("argmin", _array(a, "argmin"), axis, None, out, keepdims, None)
+
+
+def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _core._reduce("any", _array(a, "any"), axis, None, out, keepdims, None)
+
+
+def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _core._reduce("all", _array(a, "all"), axis, None, out, keepdims, None)
+
+
+def cumsum(a, axis=None, dtype=None):
+    return _core._cumsum(_array(a, "cumsum"), axis, dtype)
