@@ -63,6 +63,18 @@ def rng():
     return np.random.default_rng(seed)
 
 
+@pytest.fixture(params=["cpu", "cuda"])
+def each_backend(request):
+    """The test once per backend: ``cpu`` everywhere, ``cuda`` where a GPU is present (skipped otherwise).
+    A module takes it for every test with ``pytestmark = pytest.mark.usefixtures("each_backend")``."""
+    import jiasu
+
+    if request.param == "cuda" and not jiasu.is_available():
+        pytest.skip("needs a CUDA GPU")
+    with jiasu.backend(request.param):
+        yield request.param
+
+
 @pytest.fixture
 def cpu_backend():
     """The CPU backend for the test, then the previous backend again."""

@@ -13,14 +13,7 @@ FLOATS = ["float16", BF16, "float32", "float64"]
 DTYPES = ["bool"] + INTS + FLOATS
 
 
-@pytest.fixture(autouse=True, params=["cpu", "cuda"])
-def backend(request):
-    if request.param == "cuda" and not jiasu.is_available():
-        pytest.skip("needs a CUDA GPU")
-    previous = jiasu.get_backend()
-    jiasu.set_backend(request.param)
-    yield request.param
-    jiasu.set_backend(previous)
+pytestmark = pytest.mark.usefixtures("each_backend")
 
 
 def is_float(dtype):
@@ -255,7 +248,7 @@ def test_out_argument(rng):
         jiasu.sum(a, axis=0, out=jiasu.zeros(8, dtype=np.float64))
 
 
-def test_results_stay_on_the_device(backend, rng):
+def test_results_stay_on_the_device(each_backend, rng):
     a = jiasu.asarray(sample(rng, (3, 4), "float32"))
     r = jiasu.sum(a)
     assert isinstance(r, jiasu.Array) and r.shape == ()

@@ -6,12 +6,7 @@ import pytest
 import jiasu
 
 
-@pytest.fixture(autouse=True, params=["cpu", "cuda"])
-def backend(request):
-    if request.param == "cuda" and not jiasu.is_available():
-        pytest.skip("needs a CUDA GPU")
-    with jiasu.backend(request.param):
-        yield request.param
+pytestmark = pytest.mark.usefixtures("each_backend")
 
 
 def same(a, expected):

@@ -10,14 +10,7 @@ import pytest
 import jiasu
 
 
-@pytest.fixture(autouse=True, params=["cpu", "cuda"])
-def backend(request):
-    if request.param == "cuda" and not jiasu.is_available():
-        pytest.skip("needs a CUDA GPU")
-    previous = jiasu.get_backend()
-    jiasu.set_backend(request.param)
-    yield request.param
-    jiasu.set_backend(previous)
+pytestmark = pytest.mark.usefixtures("each_backend")
 
 
 REAL = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16,
@@ -96,13 +89,13 @@ GPU_PAIRS = [(t, t) for t in REAL] + [(np.int8, np.uint8), (np.int16, np.float16
                                       (np.int64, np.uint64), (np.bool_, np.int32), (np.float16, np.float64)]
 
 
-def dtype_pairs(backend):
-    return [(a, b) for a in REAL for b in REAL] if backend == "cpu" else GPU_PAIRS
+def dtype_pairs(each_backend):
+    return [(a, b) for a in REAL for b in REAL] if each_backend == "cpu" else GPU_PAIRS
 
 
 @pytest.mark.parametrize("name", BINARY)
-def test_binary_every_dtype_pair(name, rng, backend):
-    for a_type, b_type in dtype_pairs(backend):
+def test_binary_every_dtype_pair(name, rng, each_backend):
+    for a_type, b_type in dtype_pairs(each_backend):
         a = sample(rng, a_type)
         b = sample(rng, b_type, positive=name in ("power", "left_shift", "right_shift"))
         if name in ("left_shift", "right_shift"):
@@ -131,9 +124,9 @@ def test_bfloat16(name, rng):
 @pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "power", "maximum",
                                   "less", "equal", "bitwise_and", "left_shift", "arctan2"])
 @pytest.mark.parametrize("scalar", [3, 2.5, True, np.float32(1.5), np.int16(2)])
-def test_scalars_on_both_sides(name, scalar, rng, backend):
+def test_scalars_on_both_sides(name, scalar, rng, each_backend):
     dtypes = (np.bool_, np.int8, np.uint16, np.int64, np.float16, np.float32, np.float64)
-    for dtype in dtypes if backend == "cpu" else (np.int8, np.float32):
+    for dtype in dtypes if each_backend == "cpu" else (np.int8, np.float32):
         a = sample(rng, dtype, positive=True)
         check(name, a, scalar)
         check(name, scalar, a)
@@ -318,8 +311,8 @@ COMPLEX = [np.complex64, np.complex128]
 
 
 @pytest.mark.parametrize("name", ["add", "subtract", "multiply"])
-def test_complex_arithmetic(name, rng, backend):
-    others = COMPLEX + ([np.bool_, np.int16, np.int32, np.float16, np.float32, np.float64] if backend == "cpu" else [])
+def test_complex_arithmetic(name, rng, each_backend):
+    others = COMPLEX + ([np.bool_, np.int16, np.int32, np.float16, np.float32, np.float64] if each_backend == "cpu" else [])
     for a_type in COMPLEX:
         for b_type in others:
             a = (rng.standard_normal(11) + 1j * rng.standard_normal(11)).astype(a_type)

@@ -7,14 +7,9 @@ import pytest
 import jiasu
 
 
-@pytest.fixture(autouse=True, params=["cpu", "cuda"])
-def backend(request):
-    if request.param == "cuda" and not jiasu.is_available():
-        pytest.skip("needs a CUDA GPU")
-    previous = jiasu.get_backend()
-    jiasu.set_backend(request.param)
-    yield request.param
-    jiasu.set_backend(previous)
+@pytest.fixture(autouse=True)
+def backend(each_backend):
+    return each_backend
 
 
 @jiasu.kernel
