@@ -1,6 +1,8 @@
 // The rules of matmul and dot that need no GPU: shapes, dtypes, how operands are stored, the batch plan.
 #include "ops/matmul.hpp"
 
+#include "array/promotion.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -19,21 +21,6 @@ std::string numpy_tuple(const Shape& shape, const char* core = nullptr, int core
   for (int i = 0; i < core_dims; ++i) text += std::string(shape.empty() && i == 0 ? "" : ",") + core;
   if (shape.size() == 1 && core_dims == 0) text += ",";
   return text + ")";
-}
-
-// Where jiasu's dtypes stand in NumPy's promotion: the kind and how many bytes of precision they carry.
-struct Rank {
-  DTypeKind kind;
-  int size;
-};
-Rank rank(DType t) { return {info(t).kind, int(info(t).itemsize)}; }
-
-// The float type an integer of `size` bytes promotes to with a float type (int8 -> float16, int16 ->
-// float32, wider -> float64), as its itemsize.
-int float_size_for_integer(int size) { return size == 1 ? 2 : size == 2 ? 4 : 8; }
-
-DType float_of_size(int size) {
-  return size <= 2 ? DType::Float16 : size == 4 ? DType::Float32 : DType::Float64;
 }
 
 [[noreturn]] void no_common_dtype(DType a, DType b, const char* op) {
@@ -100,38 +87,8 @@ Shape dot_shape(const Shape& a, const Shape& b) {
 }
 
 DType product_dtype(DType a, DType b, const char* op) {
-  if (a == b) return a;
-  Rank ra = rank(a), rb = rank(b);
-  if (ra.kind == DTypeKind::Bool) return b;
-  if (rb.kind == DTypeKind::Bool) return a;
-  const bool a_int = ra.kind == DTypeKind::Signed || ra.kind == DTypeKind::Unsigned;
-  const bool b_int = rb.kind == DTypeKind::Signed || rb.kind == DTypeKind::Unsigned;
-  if (a_int && b_int) {
-    if (ra.kind == rb.kind) return ra.size >= rb.size ? a : b;
-    const Rank s = ra.kind == DTypeKind::Signed ? ra : rb, u = ra.kind == DTypeKind::Signed ? rb : ra;
-    if (s.size > u.size) return ra.kind == DTypeKind::Signed ? a : b;
-    if (u.size == 8) return DType::Float64;  // int64 with uint64, as NumPy
-    const int size = 2 * u.size;
-    return size == 2 ? DType::Int16 : size == 4 ? DType::Int32 : DType::Int64;
-  }
-  // bfloat16 (ml_dtypes): promotes with the 1-byte integers and the wider floats and complexes only.
-  if (a == DType::BFloat16 || b == DType::BFloat16) {
-    const DType other = a == DType::BFloat16 ? b : a;
-    const Rank r = rank(other);
-    if ((r.kind == DTypeKind::Signed || r.kind == DTypeKind::Unsigned) && r.size == 1) return DType::BFloat16;
-    if (other == DType::Float32 || other == DType::Float64 || r.kind == DTypeKind::Complex) return other;
-    no_common_dtype(a, b, op);
-  }
-  // The precision each side needs, as a float's itemsize; complex when either is.
-  auto precision = [](Rank r) {
-    if (r.kind == DTypeKind::Complex) return r.size / 2;
-    if (r.kind == DTypeKind::Float) return r.size;
-    return float_size_for_integer(r.size);
-  };
-  const int size = std::max(precision(ra), precision(rb));
-  if (ra.kind == DTypeKind::Complex || rb.kind == DTypeKind::Complex)
-    return size <= 4 ? DType::Complex64 : DType::Complex128;
-  return float_of_size(size);
+  if (std::optional<DType> common = promote_types(a, b)) return *common;  // NumPy's rule, shared (array/promotion)
+  no_common_dtype(a, b, op);
 }
 
 void set_matmul_precision(const std::string& name) {

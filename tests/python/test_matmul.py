@@ -154,11 +154,9 @@ def test_result_dtype_is_numpys(first, second, rng):
     a, b = host((2, 3), first, rng), host((3, 2), second, rng)
     try:
         expected = np.result_type(a.dtype, b.dtype)
-    except TypeError as error:  # ml_dtypes: bfloat16 has no common dtype with float16, int16, ...
-        with pytest.raises(TypeError, match="no common dtype"):
-            jiasu.matmul(cpu(a), cpu(b))
-        assert "could not be promoted" in str(error)
-        return
+    except TypeError:  # ml_dtypes before 0.7: bfloat16 has no common dtype with float16, int16, ...
+        pytest.skip("this ml_dtypes does not promote bfloat16 with " + str(b.dtype if a.dtype == BF16 else a.dtype) +
+                    "; jiasu follows the newer ml_dtypes (array/promotion)")
     result = jiasu.matmul(cpu(a), cpu(b))
     assert result.dtype == expected
     reference = np.matmul(a.astype(expected) if expected != BF16 else a.astype(np.float32),
