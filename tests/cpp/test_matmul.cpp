@@ -73,8 +73,9 @@ TEST(ProductDtype, NumpysPromotion) {
   EXPECT_EQ(product_dtype(DType::Bool, DType::Int32, "matmul"), DType::Int32);
   EXPECT_EQ(product_dtype(DType::BFloat16, DType::Int8, "matmul"), DType::BFloat16);
   EXPECT_EQ(product_dtype(DType::BFloat16, DType::Float32, "matmul"), DType::Float32);
-  EXPECT_THROW(product_dtype(DType::BFloat16, DType::Float16, "matmul"), BadArgument);
-  EXPECT_THROW(product_dtype(DType::BFloat16, DType::Int32, "matmul"), BadArgument);
+  // The shared rule (array/promotion, as ml_dtypes 0.7): bfloat16 with float16 is float32, with int32 float64.
+  EXPECT_EQ(product_dtype(DType::BFloat16, DType::Float16, "matmul"), DType::Float32);
+  EXPECT_EQ(product_dtype(DType::BFloat16, DType::Int32, "matmul"), DType::Float64);
 }
 
 TEST(MatmulPrecision, NamesLikeTorch) {
