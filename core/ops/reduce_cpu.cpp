@@ -1,303 +1,21 @@
-// Reductions on the CPU backend: loops over the planned walk (ops/reduce.hpp), combining elements with the
-// accumulator operations of ops/runtime/reduce.h, on a pool of threads for large inputs.
-//   Rows and Strided: each result reduces its elements pairwise (NumPy's scheme: runs of up to 128 with
-//     8 accumulators, halves above that), so float sums keep NumPy's accuracy; few results with many
-//     elements each split their outermost reduced dimension between threads.
-//   Columns: a tile of neighbouring results is accumulated together, one input row at a time, so every
-//     load is contiguous (NumPy's order for axis=0 of a C array).
-#include <cmath>
-#include <cstring>
-#include <memory>
-#include <type_traits>
-#include <vector>
-
+// Reductions on the CPU backend: the dispatch, the comparisons (max, min, argmax, argmin, any, all) and
+// cumsum. The loops are in reduce_cpu_loops.hpp; sums and the statistics in reduce_cpu_sums.cpp.
 #include "cpu/host_kernel.hpp"
-#include "ops/reduce.hpp"
-#include "ops/reduce_elements.hpp"
-#include "ops/runtime/reduce.h"
-#include "support/work_pool.hpp"
+#include "ops/reduce_cpu_loops.hpp"
 
 namespace jiasu::ops {
-namespace {
-
-using reduce::Indexed;
+namespace cpu_reduce {
 
 WorkPool& reduce_pool() {
   static WorkPool* pool = new WorkPool(static_cast<unsigned>(host_thread_count()));  // lives to the end
   return *pool;
 }
 
-constexpr int64_t kParallelElements = 1 << 16;  // below this one thread does it all
-constexpr int64_t kColumnTile = 256;
+}  // namespace cpu_reduce
 
-template <typename Op, typename A> using Value = decltype(Op::template identity<A>());
+namespace {
 
-template <typename Op, typename A> Value<Op, A> identity() { return Op::template identity<A>(); }
-
-// Elements [first, first + n) through get(i), pairwise.
-template <typename Op, typename A, typename Get>
-Value<Op, A> pairwise(const Get& get, int64_t first, int64_t n) {
-  using V = Value<Op, A>;
-  if (n <= 128) {
-    V r[8];
-    for (V& x : r) x = identity<Op, A>();
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-      for (int k = 0; k < 8; ++k) r[k] = Op::combine(r[k], get(first + i + k));
-    V s = Op::combine(Op::combine(Op::combine(r[0], r[1]), Op::combine(r[2], r[3])),
-                      Op::combine(Op::combine(r[4], r[5]), Op::combine(r[6], r[7])));
-    for (; i < n; ++i) s = Op::combine(s, get(first + i));
-    return s;
-  }
-  int64_t half = n / 2;
-  half -= half % 8;
-  return Op::combine(pairwise<Op, A>(get, first, half), pairwise<Op, A>(get, first + half, n - half));
-}
-
-// Sums, products, max and min of contiguous floats of the accumulator type keep pairwise()'s 8
-// accumulators in one vector (GCC's vector extension, which clang reads too): the same operations on the
-// same elements in the same order, in SIMD.
-template <typename A> struct lanes_of;
-// 16-byte vectors, which every x86-64 CPU has: wider ones are split, and their conditions done lane by lane.
-template <> struct lanes_of<float> { typedef float type __attribute__((vector_size(16))); };
-template <> struct lanes_of<double> { typedef double type __attribute__((vector_size(16))); };
-template <typename Op, typename A>
-constexpr bool kLaneOp = (std::is_same_v<Op, reduce::Sum> || std::is_same_v<Op, reduce::Prod> ||
-                          std::is_same_v<Op, reduce::Max> || std::is_same_v<Op, reduce::Min>) &&
-                         std::is_floating_point_v<A>;
-
-// Op::combine lane by lane (vector conditions need | where the scalar code has ||).
-template <typename Op, typename L> L combine_lanes(L a, L b) {
-  if constexpr (std::is_same_v<Op, reduce::Max>) return ((a != a) | (a >= b)) ? a : b;
-  else if constexpr (std::is_same_v<Op, reduce::Min>) return ((a != a) | (a <= b)) ? a : b;
-  else return Op::combine(a, b);
-}
-
-template <typename Op, typename A>
-A pairwise_lanes(const A* x, int64_t n) {
-  if (n <= 128) {
-    using Lanes = typename lanes_of<A>::type;
-    constexpr int kWidth = sizeof(Lanes) / sizeof(A), kVectors = 8 / kWidth;
-    Lanes r[kVectors];  // accumulator k is lane k % kWidth of r[k / kWidth]
-    for (Lanes& v : r)
-      for (int k = 0; k < kWidth; ++k) v[k] = identity<Op, A>();
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-      for (int k = 0; k < kVectors; ++k) {
-        Lanes v;
-        std::memcpy(&v, x + i + k * kWidth, sizeof v);
-        r[k] = combine_lanes<Op>(r[k], v);
-      }
-    A a[8];
-    for (int k = 0; k < 8; ++k) a[k] = r[k / kWidth][k % kWidth];
-    A s = Op::combine(Op::combine(Op::combine(a[0], a[1]), Op::combine(a[2], a[3])),
-                      Op::combine(Op::combine(a[4], a[5]), Op::combine(a[6], a[7])));
-    for (; i < n; ++i) s = Op::combine(s, x[i]);
-    return s;
-  }
-  int64_t half = n / 2;
-  half -= half % 8;
-  return Op::combine(pairwise_lanes<Op, A>(x, half), pairwise_lanes<Op, A>(x + half, n - half));
-}
-
-// The input byte offset (and the result's, in out_offset) of kept position `o`.
-int64_t kept_offset(const std::vector<ReduceDim>& kept, int64_t o, int64_t* out_offset = nullptr) {
-  int64_t in = 0, out = 0;
-  for (size_t d = kept.size(); d-- > 0;) {
-    const int64_t i = o % kept[d].size;
-    o /= kept[d].size;
-    in += i * kept[d].stride;
-    out += i * kept[d].out_stride;
-  }
-  if (out_offset) *out_offset = out;
-  return in;
-}
-
-// One result's elements whose outermost reduced index lies in [begin0, end0); elem(ptr, index) gives an
-// element's value from its address and its C-order index over the reduced dimensions.
-// kDirect: the elements are the accumulator type itself, loaded as they are.
-template <typename Op, typename A, int64_t kItem, bool kDirect, typename Elem>
-Value<Op, A> reduce_span(const char* p, const std::vector<ReduceDim>& dims, int64_t begin0, int64_t end0,
-                         const Elem& elem) {
-  if (dims.empty()) return elem(p, 0);
-  const ReduceDim& inner = dims.back();
-  if (dims.size() == 1) {
-    if constexpr (kDirect && kLaneOp<Op, A>)
-      if (inner.stride == kItem) return pairwise_lanes<Op, A>(reinterpret_cast<const A*>(p) + begin0, end0 - begin0);
-    if (inner.stride == kItem)  // a compile-time stride: the loads vectorise
-      return pairwise<Op, A>([&](int64_t i) { return elem(p + i * kItem, i); }, begin0, end0 - begin0);
-    return pairwise<Op, A>([&](int64_t i) { return elem(p + i * inner.stride, i); }, begin0, end0 - begin0);
-  }
-  int64_t per_outer0 = 1;  // runs per index of the outermost dimension
-  for (size_t d = 1; d + 1 < dims.size(); ++d) per_outer0 *= dims[d].size;
-  Value<Op, A> acc = identity<Op, A>();
-  for (int64_t run = begin0 * per_outer0; run < end0 * per_outer0; ++run) {
-    int64_t offset = 0;
-    for (size_t d = dims.size() - 1, rest = run; d-- > 0;) {
-      offset += static_cast<int64_t>(rest % dims[d].size) * dims[d].stride;
-      rest /= dims[d].size;
-    }
-    const char* row = p + offset;
-    const int64_t base = run * inner.size;
-    if constexpr (kDirect && kLaneOp<Op, A>) {
-      if (inner.stride == kItem) {
-        acc = Op::combine(acc, pairwise_lanes<Op, A>(reinterpret_cast<const A*>(row), inner.size));
-        continue;
-      }
-    }
-    if (inner.stride == kItem)
-      acc = Op::combine(acc, pairwise<Op, A>([&](int64_t i) { return elem(row + i * kItem, base + i); }, 0, inner.size));
-    else
-      acc = Op::combine(acc, pairwise<Op, A>([&](int64_t i) { return elem(row + i * inner.stride, base + i); }, 0,
-                                             inner.size));
-  }
-  return acc;
-}
-
-// Every result of `plan` into results[o] (kept positions in order). elem(ptr, reduced index, result index).
-template <typename Op, typename A, int64_t kItem, bool kDirect, typename Elem>
-void reduce_all(const ReducePlan& plan, const char* in, Value<Op, A>* results, const Elem& elem) {
-  using V = Value<Op, A>;
-  WorkPool& pool = reduce_pool();
-  const int64_t threads = pool.threads();
-  const int64_t elements = plan.kept_count * plan.reduced_count;
-  const std::vector<ReduceDim>& kept = plan.kept;
-  const std::vector<ReduceDim>& dims = plan.reduced;
-  if (plan.reduced_count == 0) {
-    for (int64_t o = 0; o < plan.kept_count; ++o) results[o] = identity<Op, A>();
-    return;
-  }
-
-  if (plan.kind == ReduceCase::Columns) {
-    const ReduceDim& inner = kept.back();
-    const ReduceDim& along = dims[0];
-    const int64_t tiles_per_row = (inner.size + kColumnTile - 1) / kColumnTile;
-    const int64_t tiles = plan.kept_count / inner.size * tiles_per_row;
-    auto tile_task = [&](size_t t) {
-      const int64_t row = static_cast<int64_t>(t) / tiles_per_row;
-      const int64_t j0 = static_cast<int64_t>(t) % tiles_per_row * kColumnTile;
-      const int64_t width = inner.size - j0 < kColumnTile ? inner.size - j0 : kColumnTile;
-      const int64_t first = row * inner.size + j0;  // the tile's first result
-      const char* p = in + kept_offset(kept, first);
-      V acc[kColumnTile];
-      for (int64_t j = 0; j < width; ++j) acc[j] = identity<Op, A>();
-      for (int64_t r = 0; r < along.size; ++r) {
-        const char* line = p + r * along.stride;
-        for (int64_t j = 0; j < width; ++j) acc[j] = Op::combine(acc[j], elem(line + j * kItem, r, first + j));
-      }
-      std::memcpy(static_cast<void*>(results + first), acc, sizeof(V) * width);
-    };
-    if (elements < kParallelElements) {
-      for (int64_t t = 0; t < tiles; ++t) tile_task(t);
-    } else {
-      pool.run(tiles, tile_task);
-    }
-    return;
-  }
-
-  const int64_t outer = dims.empty() ? 1 : dims[0].size;
-  if (elements < kParallelElements || plan.kept_count >= threads || outer < 2) {
-    const int64_t tasks = elements < kParallelElements ? 1 : threads * 8 < plan.kept_count ? threads * 8 : plan.kept_count;
-    const int64_t per_task = (plan.kept_count + tasks - 1) / tasks;
-    pool.run(tasks, [&](size_t t) {
-      const int64_t first = static_cast<int64_t>(t) * per_task;
-      const int64_t end = first + per_task < plan.kept_count ? first + per_task : plan.kept_count;
-      for (int64_t o = first; o < end; ++o)
-        results[o] = reduce_span<Op, A, kItem, kDirect>(in + kept_offset(kept, o), dims, 0, outer,
-                                        [&](const char* x, int64_t i) { return elem(x, i, o); });
-    });
-    return;
-  }
-  // Few results, many elements each: the outermost reduced dimension is split into chunks.
-  int64_t chunks = (threads * 4 + plan.kept_count - 1) / plan.kept_count;
-  if (chunks > outer) chunks = outer;
-  const int64_t per_chunk = (outer + chunks - 1) / chunks;
-  std::unique_ptr<V[]> partial(new V[plan.kept_count * chunks]);
-  pool.run(plan.kept_count * chunks, [&](size_t t) {
-    const int64_t o = static_cast<int64_t>(t) / chunks, c = static_cast<int64_t>(t) % chunks;
-    const int64_t begin = c * per_chunk, end = begin + per_chunk < outer ? begin + per_chunk : outer;
-    partial[t] = begin < end ? reduce_span<Op, A, kItem, kDirect>(in + kept_offset(kept, o), dims, begin, end,
-                                                  [&](const char* x, int64_t i) { return elem(x, i, o); })
-                             : identity<Op, A>();
-  });
-  for (int64_t o = 0; o < plan.kept_count; ++o) {
-    V acc = partial[o * chunks];
-    for (int64_t c = 1; c < chunks; ++c) acc = Op::combine(acc, partial[o * chunks + c]);
-    results[o] = acc;
-  }
-}
-
-// Writes results[o], turned into the output type by finish(), at the kept positions of the result.
-template <typename V, typename Finish>
-void store_results(const ReduceLaunch& launch, const V* results, const Finish& finish) {
-  with_element_type(launch.out_dtype, [&](auto out_tag) {
-    using Out = typename decltype(out_tag)::type;
-    char* out = static_cast<char*>(launch.out_data);
-    for (int64_t o = 0; o < launch.plan->kept_count; ++o) {
-      int64_t offset;
-      kept_offset(launch.plan->kept, o, &offset);
-      const auto value = finish(results[o]);
-      const Out stored = narrow<Out>(value);
-      std::memcpy(out + offset, &stored, sizeof(Out));
-    }
-  });
-}
-
-template <typename Op, typename In, typename A>
-void reduce_values(const ReduceLaunch& launch) {
-  std::unique_ptr<Value<Op, A>[]> results(new Value<Op, A>[launch.plan->kept_count]);
-  const char* in = static_cast<const char*>(launch.in_data);
-  if constexpr (std::is_same_v<Value<Op, A>, A>) {
-    reduce_all<Op, A, sizeof(In), std::is_same_v<In, A>>(
-        *launch.plan, in, results.get(), [](const char* x, int64_t, int64_t) { return widen<A>(load<In>(x)); });
-    store_results(launch, results.get(), [](A v) { return v; });
-  } else {
-    reduce_all<Op, A, sizeof(In), false>(*launch.plan, in, results.get(), [](const char* x, int64_t i, int64_t) {
-      return Indexed<A>{widen<A>(load<In>(x)), i};
-    });
-    store_results(launch, results.get(), [](Indexed<A> v) { return v.index; });
-  }
-}
-
-// mean, var, std: sums divided by the count; var's second pass sums squared deviations from the mean.
-template <typename In, typename A>
-void reduce_statistic(const ReduceLaunch& launch) {
-  const ReducePlan& plan = *launch.plan;
-  const char* in = static_cast<const char*>(launch.in_data);
-  std::vector<A> sums(plan.kept_count);
-  reduce_all<reduce::Sum, A, sizeof(In), std::is_same_v<In, A>>(
-      plan, in, sums.data(), [](const char* x, int64_t, int64_t) { return widen<A>(load<In>(x)); });
-  const A count = static_cast<A>(plan.reduced_count);
-  if (launch.op == ReduceOp::Mean) {
-    store_results(launch, sums.data(), [count](A s) { return s / count; });
-    return;
-  }
-  for (A& s : sums) s /= count;
-  std::vector<A> squares(plan.kept_count);
-  reduce_all<reduce::Sum, A, sizeof(In), false>(plan, in, squares.data(), [&sums](const char* x, int64_t, int64_t o) {
-    return reduce::squared_deviation(widen<A>(load<In>(x)), sums[o]);
-  });
-  const A divisor = static_cast<A>(reduce::var_divisor(plan.reduced_count, launch.ddof));
-  if (launch.op == ReduceOp::Var)
-    store_results(launch, squares.data(), [divisor](A s) { return s / divisor; });
-  else
-    store_results(launch, squares.data(), [divisor](A s) { return std::sqrt(s / divisor); });
-}
-
-template <typename In, typename A>
-void reduce_typed(const ReduceLaunch& launch) {
-  switch (launch.op) {
-    case ReduceOp::Sum: return reduce_values<reduce::Sum, In, A>(launch);
-    case ReduceOp::Prod: return reduce_values<reduce::Prod, In, A>(launch);
-    case ReduceOp::Mean:
-    case ReduceOp::Var:
-    case ReduceOp::Std:
-      if constexpr (std::is_floating_point_v<A>) return reduce_statistic<In, A>(launch);
-      break;
-    default: break;
-  }
-  throw BadValue(std::string("jiasu: no CPU loop for ") + reduce_op_name(launch.op));
-}
+using namespace cpu_reduce;
 
 template <typename In>
 void reduce_input(const ReduceLaunch& launch) {
@@ -309,11 +27,7 @@ void reduce_input(const ReduceLaunch& launch) {
     case ReduceOp::ArgMin: return reduce_values<reduce::ArgMin, In, W>(launch);
     case ReduceOp::Any: return reduce_values<reduce::Any, In, bool>(launch);
     case ReduceOp::All: return reduce_values<reduce::All, In, bool>(launch);
-    default:
-      with_accumulator_type(launch.acc, [&](auto acc_tag) {
-        using A = typename decltype(acc_tag)::type;
-        if constexpr (!std::is_same_v<A, bool>) reduce_typed<In, A>(launch);
-      });
+    default: return reduce_sums_on_host(launch);
   }
 }
 
@@ -324,6 +38,7 @@ void cumsum_typed(const ReduceLaunch& launch) {
   char* out = static_cast<char*>(launch.out_data);
   const std::vector<ReduceDim>& dims = plan.reduced;
   const int64_t tasks = plan.kept_count * plan.reduced_count < kParallelElements ? 1 : plan.kept_count;
+  const StoreFn<A> store = store_as<A>(launch.out_dtype);
   auto one_result = [&](int64_t o) {
     int64_t out_base;
     const int64_t in_base = kept_offset(plan.kept, o, &out_base);
@@ -337,11 +52,7 @@ void cumsum_typed(const ReduceLaunch& launch) {
         out_at += k * dims[d].out_stride;
       }
       acc += widen<A>(load<In>(in + in_at));
-      with_element_type(launch.out_dtype, [&](auto out_tag) {
-        using Out = typename decltype(out_tag)::type;
-        const Out stored = narrow<Out>(acc);
-        std::memcpy(out + out_at, &stored, sizeof(Out));
-      });
+      store(out + out_at, acc);
     }
   };
   reduce_pool().run(tasks, [&](size_t t) {

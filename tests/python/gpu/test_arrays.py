@@ -98,14 +98,17 @@ def test_asarray_of_lists_scalars_and_with_dtype(rng):
 
 
 def test_zero_dim_arrays(rng):
-    # 0-d arrays: from a Python scalar, from an integer index, assigned as a whole.
+    # 0-d arrays: from a Python scalar, as a view of one element (an index with ...), assigned as a whole.
+    # A full integer index gives a NumPy scalar, as in NumPy and CuPy.
     s = jiasu.asarray(2.5)
     assert s.shape == () and s.ndim == 0 and s.size == 1
     assert s.get().shape == () and s.get() == 2.5
     host = rng.standard_normal((3, 4))
     a = jiasu.asarray(host)
-    e = a[1, 2]
-    assert e.shape == () and e.get() == host[1, 2]
+    scalar = a[1, 2]
+    assert type(scalar) is np.float64 and scalar == host[1, 2]
+    e = a[1, 2, ...]
+    assert isinstance(e, jiasu.Array) and e.shape == () and e.get() == host[1, 2]
     a[1, 2] = 9.25
     host[1, 2] = 9.25
     assert same_bytes(a.get(), host)
@@ -245,6 +248,12 @@ VIEW_KEYS = [
 def test_views_match_numpy(rng, key):
     host = rng.standard_normal((6, 7, 8)).astype(np.float32)
     a = jiasu.asarray(host)
+    full_key = key if isinstance(key, tuple) else (key,)
+    if len(full_key) == host.ndim and all(isinstance(k, (int, np.integer)) for k in full_key):
+        # Every axis indexed by an integer: a NumPy scalar, as NumPy gives.
+        element = a[key]
+        assert type(element) is np.float32 and element == host[key]
+        key = full_key + (Ellipsis,)  # the 0-d view of that element
     v = a[key]
     assert isinstance(v, jiasu.Array)
     full_key = key if isinstance(key, tuple) else (key,)
@@ -271,7 +280,10 @@ def test_view_of_1d_integers(rng):
         expected = host[key]
         v = a[key]
         assert v.shape == np.shape(expected)
-        assert same_bytes(v.get(), np.asarray(expected))
+        if np.ndim(expected) == 0:  # an integer index: NumPy's scalar
+            assert type(v) is np.int64 and v == expected
+        else:
+            assert same_bytes(v.get(), expected)
 
 
 def test_views_share_memory_setitem_scalar_on_step():
@@ -332,8 +344,10 @@ def test_setitem_from_device_arrays(rng):
     assert same_bytes(a.get(), host)
     with pytest.raises(ValueError):
         a[:4] = jiasu.asarray(src[:5])  # wrong shape
-    with pytest.raises(ValueError):
-        a[:10] = jiasu.asarray(src.astype(np.float64))  # wrong dtype
+    assert same_bytes(a.get(), host)
+    wide = rng.standard_normal(10)
+    a[3:23:2] = jiasu.asarray(wide)  # float64 into float32 strided: cast on the device, as NumPy casts
+    host[3:23:2] = wide
     assert same_bytes(a.get(), host)
 
 
