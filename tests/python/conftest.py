@@ -6,7 +6,9 @@
 * ``tmp_cache``: ``JIASU_CACHE_DIR`` pointing at a fresh temporary folder. The process-wide compile
   cache fixes its folder at the first compile, so this only affects subprocesses started by the test
   (or a process that has not compiled anything yet).
+* ``JIASU_TEST_SHARD=i/n``: run only the i-th of n interleaved parts of the collected tests.
 """
+import os
 import pathlib
 import secrets
 
@@ -28,7 +30,24 @@ def _under_gpu_dir(item):
     return True
 
 
+def _select_shard(config, items):
+    """JIASU_TEST_SHARD=i/n keeps every n-th test from the i-th (tools/gpu-check runs n pytest processes at once,
+    as the GPU tests spend most of their time compiling kernels on one core each)."""
+    shard = os.environ.get("JIASU_TEST_SHARD", "")
+    if not shard:
+        return
+    try:
+        index, count = (int(part) for part in shard.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"JIASU_TEST_SHARD={shard!r}: expected i/n with 0 <= i < n") from None
+    if not 0 <= index < count:
+        raise pytest.UsageError(f"JIASU_TEST_SHARD={shard!r}: expected i/n with 0 <= i < n")
+    config.hook.pytest_deselected(items=[item for k, item in enumerate(items) if k % count != index])
+    items[:] = [item for k, item in enumerate(items) if k % count == index]
+
+
 def pytest_collection_modifyitems(config, items):
+    _select_shard(config, items)
     for item in items:
         if _under_gpu_dir(item) and item.get_closest_marker("gpu") is None:
             item.add_marker(pytest.mark.gpu)
