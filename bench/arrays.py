@@ -90,7 +90,11 @@ def make_cases(jiasu, np, quick):
     def fused_op(lib):
         if lib.name != "jiasu":
             return lambda a, b: a * 2.0 + b
-        fma = jiasu.vectorize(lambda x, y: x * 2.0 + y)
+
+        @jiasu.vectorize
+        def fma(x, y):
+            return x * 2.0 + y
+
         return fma
 
     # name: (inputs, op(lib) -> f(*arrays), reference(*host arrays), bytes moved, inner calls)

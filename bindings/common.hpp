@@ -15,6 +15,10 @@
 #include "runtime/module.hpp"
 #include "support/error.hpp"
 
+namespace jiasu::ops {
+struct Operand;
+}
+
 namespace nb = nanobind;
 
 namespace jiasu::fe {
@@ -54,7 +58,8 @@ void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_matmul(nb::module_& m);  // called by bind_array: adds matmul, dot and Array's @ operators
 void bind_ops(nb::module_& m);  // bindings/ops.cpp: the elementwise operations, Array's operators
-void bind_reductions(nb::module_& m);  // after bind_array: it adds methods to Array
+void bind_reductions(nb::module_& m);
+void bind_vectorize(nb::module_& m);  // @jiasu.vectorize / @jiasu.reduce  // after bind_array: it adds methods to Array
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_shapes(nb::module_& m);
@@ -154,6 +159,14 @@ void require_writeable(nb::handle host_array, const char* what);
 // NumPy's dtype object for `dtype` (bfloat16 comes from ml_dtypes).
 nb::object numpy_dtype(DType dtype);
 DType dtype_from_object(nb::handle dtype);
+
+// Operations on at least this many elements release the GIL while they run.
+constexpr int64_t kReleaseGilElements = 1 << 16;
+
+// `value` as an elementwise operand (bindings/ops.cpp): a jiasu array, a device array of another library
+// (converted into `array`, which holds it while the operand is used), or a Python or NumPy scalar. False when it
+// is none of those; a NumPy array is a BadArgument (no hidden copies to the device).
+bool operand_from(nb::handle value, ops::Operand& operand, std::optional<Array>& array);
 
 // "numpy.ndarray", "torch.Tensor", ...: for error messages.
 inline std::string python_type_name(nb::handle obj) { return nb::type_name(obj.type()).c_str(); }

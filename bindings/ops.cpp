@@ -18,7 +18,6 @@ using ops::Ufunc;
 
 // Above this many elements the GIL is released while the engine runs (below, releasing costs more than it
 // lets other threads gain).
-constexpr int64_t kReleaseGilElements = 1 << 16;
 
 // A Python int as a weak scalar (NEP 50), whatever its size.
 ops::Scalar weak_int(PyObject* o) {
@@ -72,6 +71,8 @@ ops::Scalar numpy_scalar(nb::handle o, DType dtype) {
   return s;
 }
 
+}  // namespace
+
 // `value` as an operand; false when it is no kind of operand (operators then return NotImplemented).
 // `array` holds a converted array for as long as the operand is used.
 bool operand_from(nb::handle value, Operand& operand, std::optional<Array>& array) {
@@ -89,7 +90,7 @@ bool operand_from(nb::handle value, Operand& operand, std::optional<Array>& arra
     operand.scalar = weak_int(o);
     return true;
   }
-  if (PyFloat_Check(o)) {
+  if (PyFloat_Check(o) && (PyFloat_CheckExact(o) || !numpy_scalar_type(o))) {  // numpy.float64 is strong
     operand.scalar.dtype = DType::Float64;
     operand.scalar.weak = true;
     operand.scalar.f = PyFloat_AS_DOUBLE(o);
@@ -117,6 +118,8 @@ bool operand_from(nb::handle value, Operand& operand, std::optional<Array>& arra
   }
   return false;
 }
+
+namespace {
 
 int64_t work_size(const Operand* inputs, int count) {
   int64_t n = 0;

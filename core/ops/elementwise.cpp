@@ -2,6 +2,7 @@
 #include "ops/elementwise.hpp"
 
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "ops/engine.hpp"
@@ -41,28 +42,31 @@ bool overlaps(const Array& out, const Array& in) {
   return a.span_begin() < b.span_end() && b.span_begin() < a.span_end();
 }
 
-void run(Ufunc op, const Resolution& r, const Operand* inputs, int count, const Array& out) {
+void run(Ufunc op, const Resolution& r, const Operand* inputs, int count, const Array& out,
+         const CustomLoop* custom = nullptr) {
   for (int i = 0; i < count; ++i) {
     if (inputs[i].array && overlaps(out, *inputs[i].array)) {
       Array separate = Array::empty(out.shape(), out.dtype(), out.device());
-      run(op, r, inputs, count, separate);
+      run(op, r, inputs, count, separate, custom);
       return assign(out, separate);
     }
   }
   if (out.on_host())
-    detail::run_cpu(op, r, inputs, count, out);
+    detail::run_cpu(op, r, inputs, count, out, custom);
   else
-    detail::run_cuda(op, r, inputs, count, out);
+    detail::run_cuda(op, r, inputs, count, out, custom);
 }
 
-}  // namespace
+void check_arity(const char* name, int arity, int count) {
+  if (count != arity)
+    throw BadArgument(std::string("jiasu.") + name + " takes " + std::to_string(arity) + " operand" +
+                      (arity == 1 ? "" : "s") + ", not " + std::to_string(count));
+}
 
-Array apply(Ufunc op, const Operand* inputs, int count, const Array* out) {
-  const UfuncInfo& u = info(op);
-  if (count != u.arity)
-    throw BadArgument(std::string("jiasu.") + u.name + " takes " + std::to_string(u.arity) + " operand" +
-                      (u.arity == 1 ? "" : "s") + ", not " + std::to_string(count));
-  const int device = common_device(inputs, count, out, u.name);
+// The broadcast, the output and the loop, once the types are resolved (r) by op's rules or by `custom`.
+Array apply_resolved(Ufunc op, const CustomLoop* custom, const char* name, const Operand* inputs, int count,
+                     const Array* out, const std::function<Resolution()>& resolve) {
+  const int device = common_device(inputs, count, out, name);
   std::shared_ptr<const void> held[kMaxOperands];
   const Shape* first = nullptr;
   bool same_shapes = true;  // the common case, which needs no broadcasting
@@ -73,7 +77,7 @@ Array apply(Ufunc op, const Operand* inputs, int count, const Array* out) {
     if (!first) first = &s;
     else same_shapes = same_shapes && s == *first;
   }
-  const Resolution r = resolve_types(op, inputs, count, out ? out->dtype() : DType::Bool);
+  const Resolution r = resolve();
   Shape shape;
   if (same_shapes) {
     if (first) shape = *first;
@@ -89,14 +93,38 @@ Array apply(Ufunc op, const Operand* inputs, int count, const Array* out) {
       throw BadValue("non-broadcastable output operand with shape " + shape_string(out->shape()) +
                      " doesn't match the broadcast shape " + shape_string(shape));
     if (!can_cast_same_kind(r.result, out->dtype()))
-      throw BadArgument(std::string("Cannot cast ufunc '") + u.name + "' output from dtype('" + info(r.result).name +
+      throw BadArgument(std::string("Cannot cast ufunc '") + name + "' output from dtype('" + info(r.result).name +
                         "') to dtype('" + info(out->dtype()).name + "') with casting rule 'same_kind'");
-    run(op, r, inputs, count, *out);
+    run(op, r, inputs, count, *out, custom);
     return *out;
   }
   Array result = Array::empty(shape, r.result, device);
-  run(op, r, inputs, count, result);
+  run(op, r, inputs, count, result, custom);
   return result;
+}
+
+}  // namespace
+
+Array apply(Ufunc op, const Operand* inputs, int count, const Array* out) {
+  const UfuncInfo& u = info(op);
+  check_arity(u.name, u.arity, count);
+  return apply_resolved(op, nullptr, u.name, inputs, count, out,
+                        [&] { return resolve_types(op, inputs, count, out ? out->dtype() : DType::Bool); });
+}
+
+Array apply(const CustomLoop& loop, const Operand* inputs, int count, const Array* out) {
+  check_arity(loop.name.c_str(), loop.arity, count);
+  return apply_resolved(Ufunc::Copy, &loop, loop.name.c_str(), inputs, count, out, [&] {
+    Resolution r;
+    for (int i = 0; i < count; ++i) {
+      if (inputs[i].array && inputs[i].array->dtype() != loop.loop[i])
+        throw BadArgument("internal: " + loop.name + "'s loop takes " + info(loop.loop[i]).name + ", not " +
+                          info(inputs[i].array->dtype()).name);
+      r.loop[i] = loop.loop[i];
+    }
+    r.result = loop.result;
+    return r;
+  });
 }
 
 void assign(const Array& dst, const Array& src) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "array/array.hpp"
@@ -97,6 +98,28 @@ struct ScalarOverflow : BadValue {
 // new array on the inputs' device. Inputs and out must share one device: InvalidArrayError otherwise.
 // At least one input must be an array.
 Array apply(Ufunc op, const Operand* inputs, int count, const Array* out = nullptr);
+
+// A loop that ops/ufuncs.def does not have: a user's scalar function (ops/user_function.hpp), compiled for
+// the backend of the call, taking its inputs at the dtypes `loop` and giving `result`.
+struct CustomLoop {
+  using CpuLoop = void (*)(char* const* data, const int64_t* strides, int64_t n);
+  std::string name;                // the function's, in messages
+  int arity = 0;
+  DType loop[3] = {};
+  DType result = DType::Bool;
+  uint64_t id = 0;                 // unique in the process, below 2^16: the GPU kernel cache's key
+  std::string cuda_definitions;    // GPU: __device__ definitions, of which cuda_function is called
+  std::string cuda_function;
+  CpuLoop cpu_loop = nullptr;      // CPU backend: data[0] out, data[1..] inputs, byte strides, n elements
+};
+
+// The custom loop on these inputs (count == loop.arity; each array of its loop dtype, scalars converted to it):
+// broadcast as apply() does, into `out` (same_kind cast) or a new array of loop.result.
+Array apply(const CustomLoop& loop, const Operand* inputs, int count, const Array* out = nullptr);
+
+// Each input's dtype as a function of all its inputs' dtypes sees it: arrays' and NumPy scalars' own, and each
+// weak Python scalar's per NEP 50 (the others' promotion where of its kind or higher).
+void input_dtypes(const Operand* inputs, int count, DType* types);
 
 // dst[...] = src: src broadcast to dst's shape and converted to its dtype (any cast, as NumPy's
 // assignment), through strided views on either side, on the arrays' device.

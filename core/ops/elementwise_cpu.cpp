@@ -209,11 +209,11 @@ void scalar_bytes(const Scalar& s, DType to, void* bytes) {
   });
 }
 
-void run_cpu(Ufunc op, const Resolution& r, const Operand* inputs, int count, const Array& out) {
+void run_cpu(Ufunc op, const Resolution& r, const Operand* inputs, int count, const Array& out, const CustomLoop* custom) {
   if (out.size() == 0) return;
   // Inputs of another dtype than their loop's are converted first (NumPy buffers them the same way), as
   // is a result of another dtype than out's.
-  const bool conversion = op == Ufunc::Copy;
+  const bool conversion = op == Ufunc::Copy && !custom;
   std::vector<Array> converted;
   converted.reserve(count + 1);
   const Layout* layouts[kMaxOperands] = {};
@@ -242,8 +242,9 @@ void run_cpu(Ufunc op, const Resolution& r, const Operand* inputs, int count, co
     base[i + 1] = host_pointer(*source);
   }
   const DType from = inputs[0].array ? inputs[0].array->dtype() : r.loop[0];
-  const CpuLoop loop = conversion ? kCasts[static_cast<int>(from)][static_cast<int>(out.dtype())]
-                                  : kLoops[static_cast<int>(op)][static_cast<int>(r.loop[count - 1])];
+  const CpuLoop loop = custom       ? custom->cpu_loop
+                       : conversion ? kCasts[static_cast<int>(from)][static_cast<int>(out.dtype())]
+                                    : kLoops[static_cast<int>(op)][static_cast<int>(r.loop[count - 1])];
   if (!loop) throw BadArgument(std::string("no CPU loop for jiasu.") + info(op).name);  // the type rules prevent it
   run_loop(make_iteration(out.shape(), layouts, count + 1), base, loop);
   if (result != &out) assign(out, *result);

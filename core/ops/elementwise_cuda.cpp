@@ -56,11 +56,12 @@ uint64_t ElementwiseSpec::key() const {
   k = k << 1 | static_cast<uint64_t>(layout);
   k = k << 5 | static_cast<uint64_t>(layout == LayoutClass::Contiguous ? vector : ndim);
   k = k << 1 | (layout == LayoutClass::Strided && wide_index);
-  return k;  // 8 + 4 + 27 + 2 + 1 + 5 + 1 = 48 bits
+  return k | (custom ? custom->id << 48 : 0);  // 8 + 4 + 27 + 2 + 1 + 5 + 1 = 48 bits, then a custom loop's id
 }
 
 std::string elementwise_cuda_source(const ElementwiseSpec& s) {
   std::string src = ops_cuda_header();
+  if (s.custom) src += "\n" + s.custom->cuda_definitions;
   src += "\nusing namespace jiasu;\nusing namespace jiasu::ufunc;\n";
   src += "using Out = " + std::string(ctype(s.out)) + ";\n";
   for (int i = 0; i < s.inputs; ++i) {
@@ -80,7 +81,8 @@ std::string elementwise_cuda_source(const ElementwiseSpec& s) {
       const std::string n = std::to_string(i);
       args += (i ? ", " : "") + (s.scalar[i] ? "s" + n : "cast<L" + n + ">(" + element(i) + ")");
     }
-    return std::string("cast<Out>(") + functor_name(s.op) + "{}(" + args + "))";
+    const std::string callee = s.custom ? s.custom->cuda_function : functor_name(s.op) + std::string("{}");
+    return "cast<Out>(" + callee + "(" + args + "))";
   };
   const std::string block = std::to_string(kElementwiseBlock);
   src += "\nextern \"C\" __global__ void __launch_bounds__(" + block + ") " + kElementwiseKernelName + "(" + params;
@@ -186,11 +188,12 @@ constexpr int kMaxStridedDims = 8;
 
 }  // namespace
 
-void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, const Array& out) {
+void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, const Array& out, const CustomLoop* custom) {
   const int64_t n = out.size();
   if (n == 0) return;
   ElementwiseSpec spec;
   spec.op = op;
+  spec.custom = custom;
   spec.inputs = count;
   spec.out = out.dtype();
   bool contiguous = out.c_contiguous();

@@ -24,6 +24,7 @@ enum class LayoutClass : uint8_t { Contiguous, Strided };
 // Everything a generated elementwise kernel is specialised on.
 struct ElementwiseSpec {
   Ufunc op = Ufunc::Add;
+  const CustomLoop* custom = nullptr;  // a user's function instead of op
   int inputs = 0;
   DType out = DType::Float32;
   DType in[3] = {};      // an array input's dtype (its elements are converted to loop[i] on the way in)

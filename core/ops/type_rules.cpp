@@ -59,7 +59,7 @@ bool is_integer(DType d) { return category(d) == Category::Integer; }
 // The types of inputs [first, count) as the loop search sees them: each array's and NumPy scalar's own,
 // each weak Python scalar's per NEP 50 (the others' promotion where of its kind or higher); and their
 // promotion in *all.
-int operand_types(Ufunc op, const Operand* inputs, int first, int count, DType* types, DType* all) {
+int operand_types(const Operand* inputs, int first, int count, DType* types, DType* all) {
   std::optional<DType> strong;
   Category weak = Category::Bool;
   for (int i = first; i < count; ++i) {
@@ -68,8 +68,7 @@ int operand_types(Ufunc op, const Operand* inputs, int first, int count, DType* 
       weak = std::max(weak, category(in.scalar.dtype));
       continue;
     }
-    strong = strong ? promote_types(*strong, in.dtype()) : in.dtype();
-    if (!strong) unsupported(op, inputs, count);
+    strong = strong ? *promote_types(*strong, in.dtype()) : in.dtype();  // promotion always has a value
   }
   int n = 0;
   for (int i = first; i < count; ++i) {
@@ -99,6 +98,11 @@ std::optional<DType> search_loop(uint32_t loops, const DType* types, int n) {
 
 const UfuncInfo& info(Ufunc op) { return kUfuncs[static_cast<int>(op)]; }
 
+void input_dtypes(const Operand* inputs, int count, DType* types) {
+  DType all;
+  if (count > 0) operand_types(inputs, 0, count, types, &all);
+}
+
 std::optional<Ufunc> ufunc_named(std::string_view name) {
   for (const UfuncInfo& u : kUfuncs)
     if (name == u.name) return u.id;
@@ -119,13 +123,13 @@ Resolution resolve_types(Ufunc op, const Operand* inputs, int count, DType cast_
       break;
     case TypeRule::Predicate: {
       DType type = DType::Bool;
-      operand_types(op, inputs, 0, 1, &type, &r.loop[0]);
+      operand_types(inputs, 0, 1, &type, &r.loop[0]);
       r.result = DType::Bool;
       break;
     }
     default: {
       DType types[3] = {}, all = DType::Bool;
-      const int n = operand_types(op, inputs, first, count, types, &all);
+      const int n = operand_types(inputs, first, count, types, &all);
       if (u.rule == TypeRule::NoBool && all == DType::Bool)
         unsupported(op, inputs, count, "NumPy has no boolean version of it either");
       // True division of integers (and bool) runs in float64.

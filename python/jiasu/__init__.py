@@ -19,6 +19,7 @@ from ._arrays import (Array, asarray, empty, empty_like, from_dlpack, full, full
 from ._arrays import (arange, ascontiguousarray, broadcast_shapes, broadcast_to, concatenate, copy,  # noqa: E402
                       expand_dims, eye, linspace, ravel, reshape, squeeze, stack, swapaxes, transpose)
 from ._linalg import dot, get_matmul_precision, matmul, set_matmul_precision  # noqa: E402
+from ._vectorize import reduce, vectorize  # noqa: E402,A004
 from ._ufuncs import *  # noqa: E402,F401,F403  (the elementwise operations: add, sqrt, where, ...)
 from ._reductions import all, any, argmax, argmin, cumsum, max, mean, min, prod, std, sum, var  # noqa: E402,A004
 

@@ -141,6 +141,9 @@ def test_python_int_out_of_range_is_overflow():
     assert (a + 127).dtype == np.int8
     assert jiasu.divide(a, 300).dtype == np.float64  # a float loop: nothing to overflow
     np.testing.assert_array_equal((jiasu.asarray(np.arange(3, dtype=np.uint8)) == -1).get(), [False] * 3)
+    # numpy.float64 subclasses Python's float but is a strong NumPy scalar (NEP 50).
+    assert (jiasu.asarray(np.ones(2, np.float32)) + np.float64(1.5)).dtype == np.float64
+    assert (jiasu.asarray(np.ones(2, np.float32)) + 1.5).dtype == np.float32
     big = jiasu.asarray(np.ones(2, np.float32)) + 2**70
     assert big.dtype == np.float32
     np.testing.assert_allclose(big.get(), np.float32(2.0**70))
