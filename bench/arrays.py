@@ -9,7 +9,7 @@
   sum0 / sum1     sum(axis=0) / sum(axis=1) of a (16384, 16384) float32, GB/s read
   max1 / argmax1  max / argmax along axis 1 of a (16384, 16384) float32, GB/s read
   small           a + b on 1000 float32, µs per call (dispatch cost; calls back to back)
-  cpu add / sum   the CPU backend on 2^24 float32 beside NumPy, GB/s
+  cpu add / sum   the CPU backend on 2^24 float32 beside NumPy, GB/s (alone, without a GPU: --cpu)
 Large cases: the median over reps of `inner` calls, timed with each library's own CUDA events.
 Every result is also checked against NumPy on a slice. A contender that lacks an operation is n/a, with the reason.
 
@@ -60,9 +60,11 @@ def cupy_contender():
 
 
 def to_numpy(x):
-    if hasattr(x, "get"):
+    if hasattr(x, "get"):  # jiasu, CuPy
         return x.get()
-    return x.cpu().numpy()
+    if hasattr(x, "cpu"):  # torch
+        return x.cpu().numpy()
+    return x  # NumPy
 
 
 def time_ms(contender, op, reps, inner):
@@ -201,12 +203,32 @@ def cell(row, lib, key):
     return f"{entry[key]:.1f}" if key in entry else "-"
 
 
+def print_cpu(cpu):
+    print(f"{'CPU backend':<12}{'jiasu':>10}{'numpy':>10}  GB/s")
+    for case, row in cpu.items():
+        j, n_ = row.get("jiasu", {}).get("gbs"), row.get("numpy", {}).get("gbs")
+        ratio = f"{j / n_:.2f}x NumPy" if j and n_ else "-"
+        print(f"{case:<12}{cell(row, 'jiasu', 'gbs'):>10}{cell(row, 'numpy', 'gbs'):>10}  {ratio}")
+        for lib, entry in row.items():
+            if "na" in entry:
+                print(f"  n/a: {case} {lib}: {entry['na']}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", help="write the results to this JSON file")
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test)")
+    parser.add_argument("--cpu", action="store_true", help="only the CPU backend beside NumPy (needs no GPU)")
     args = parser.parse_args()
+    if args.cpu:
+        import jiasu
+        import numpy as np
+
+        cpu = run_cpu(jiasu, np, args.reps, args.quick)
+        print_cpu(cpu)
+        write_json(args.json, {"benchmark": "arrays", "env": env_info(), "cpu": cpu, "quick": args.quick})
+        return
     jiasu = import_jiasu_or_skip("arrays.py", args.json, "arrays")
     import numpy as np
 
@@ -233,11 +255,8 @@ def main():
         of_copy = f"{j / copy_gbs:.3f}" if j and copy_gbs and case != "broadcast" else "-"
         print(f"{case:<12}" + "".join(f"{cell(row, n, 'gbs'):>10}" for n in names) + f"{ratio:>10}{of_copy:>10}")
     print(f"{'small us':<12}" + "".join(f"{cell(small, n, 'us'):>10}" for n in names))
-    for case, row in cpu.items():
-        j, n_ = row.get("jiasu", {}).get("gbs"), row.get("numpy", {}).get("gbs")
-        ratio = f"{j / n_:.2f}x NumPy" if j and n_ else "-"
-        print(f"{case:<12}{cell(row, 'jiasu', 'gbs'):>10}{cell(row, 'numpy', 'gbs'):>10}  {ratio}")
-    for case, row in {**gpu, "small": small, **cpu}.items():
+    print_cpu(cpu)
+    for case, row in {**gpu, "small": small}.items():
         for lib, entry in row.items():
             if "na" in entry:
                 print(f"  n/a: {case} {lib}: {entry['na']}")
