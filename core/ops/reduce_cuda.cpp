@@ -141,7 +141,7 @@ void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_d
                              ? plan.kept_count
                              : plan.kept_count / plan.kept.back().size * ((plan.kept.back().size + 31) / 32);
   const int64_t vector = 16 / static_cast<int64_t>(itemsize(launch.in_dtype));
-  if (kind == KernelKind::Rows) split(groups, plan.reduced_count, 16 * kBlock * vector, vector, device, p);
+  if (kind == KernelKind::Rows) split(groups, plan.reduced_count, 16 * kBlock * vector, vector, device, p);  // chunk unused
   else split(groups, plan.reduced_count, 64, 1, device, p);
   std::optional<Array> scratch;  // held until the launch is queued; freed in stream order after it
   if (p.blocks_per_result > 1) {

@@ -132,8 +132,9 @@ struct KernelParams {
   Walk kept, reduced;
   long long results;           // kept positions
   long long count;             // elements per result
-  long long blocks_per_result; // Rows: blocks that share one result's run
-  long long chunk;             // Rows: elements per block, a multiple of 16 bytes' worth
+  long long blocks_per_result; // Rows: blocks that share one result's run (taking its tiles in turn); Columns:
+                               // blocks that share a tile's rows
+  long long chunk;             // Columns: reduced rows per block
   unsigned long long partials; // Rows with blocks_per_result > 1: one partial per block
   unsigned long long counters; // ... and one zeroed counter per result (left zeroed)
   unsigned long long means;    // var/std's second pass: the mean of each result, as the accumulator type

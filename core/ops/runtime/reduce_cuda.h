@@ -1,8 +1,8 @@
 // The CUDA kernels of jiasu's reductions, instantiated per (operation, types, case) by generated sources
 // (ops/reduce_cuda.cpp) and compiled by NVRTC; embedded in the core as reduce_cuda. The accumulator
 // operations are those of ops/runtime/reduce.h, which the CPU backend uses too.
-//   rows_kernel     Rows: blocks walk a contiguous run with 16-byte loads, several accumulators per thread,
-//                   then warp shuffles and shared memory. A run shared by several blocks (a full reduction,
+//   rows_kernel     Rows: the blocks of a run take its tiles in turn, with 16-byte loads, several
+//                   accumulators per thread, then warp shuffles and shared memory. A run shared by several blocks (a full reduction,
 //                   or few long rows) is finished in the same launch by the last of its blocks to arrive,
 //                   which combines the blocks' partials in a fixed order (deterministic).
 //   columns_kernel  Columns: a block per tile of 32 neighbouring results (a warp reads 32 neighbouring
@@ -113,33 +113,36 @@ __device__ void rows_kernel(const KernelParams& p) {
   const long long in_offset = walk_offset(p.kept, result, &out_offset);
   const In* run = reinterpret_cast<const In*>(p.in + in_offset);
   const A mean = kElem == kSquaredDeviation ? reinterpret_cast<const A*>(p.means)[result] : A(0);
-  const long long begin = part * p.chunk, end = begin + p.chunk < p.count ? begin + p.chunk : p.count;
+  // The blocks of one run take its tiles (kUnroll vectors per thread) in turn, so that the blocks running at
+  // one time read neighbouring memory; each block's share is fixed, so the result is deterministic.
+  const long long parts = p.blocks_per_result, count = p.count;
 
   V acc[kVector];
   for (int k = 0; k < kVector; ++k) acc[k] = Op::template identity<A>();
-  long long i = begin + threadIdx.x * kVector;
-  if (reinterpret_cast<unsigned long long>(run + begin) % 16 == 0) {
+  if (reinterpret_cast<unsigned long long>(run) % 16 == 0) {
     struct alignas(16) Vector { In x[kVector]; };
-    const long long step = static_cast<long long>(blockDim.x) * kVector;
-    for (; i + (kUnroll - 1) * step + kVector <= end; i += kUnroll * step) {
-      Vector v[kUnroll];
+    const long long span = static_cast<long long>(blockDim.x) * kVector;  // one vector per thread
+    for (long long tile = part * kUnroll * span; tile < count; tile += parts * kUnroll * span) {
+      const long long i = tile + threadIdx.x * kVector;
+      if (tile + kUnroll * span <= count) {
+        Vector v[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) v[u] = *reinterpret_cast<const Vector*>(run + i + u * step);
+        for (int u = 0; u < kUnroll; ++u) v[u] = *reinterpret_cast<const Vector*>(run + i + u * span);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
+        for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
-        for (int k = 0; k < kVector; ++k)
-          acc[k] = Op::combine(acc[k], element<Op, A, kElem>(v[u].x[k], i + u * step + k, mean));
+          for (int k = 0; k < kVector; ++k)
+            acc[k] = Op::combine(acc[k], element<Op, A, kElem>(v[u].x[k], i + u * span + k, mean));
+      } else {  // the run's last tile
+        for (int u = 0; u < kUnroll; ++u)
+          for (int k = 0; k < kVector; ++k) {
+            const long long j = i + u * span + k;
+            if (j < count) acc[k] = Op::combine(acc[k], element<Op, A, kElem>(run[j], j, mean));
+          }
+      }
     }
-    for (; i + kVector <= end; i += step) {
-      const Vector v = *reinterpret_cast<const Vector*>(run + i);
-#pragma unroll
-      for (int k = 0; k < kVector; ++k) acc[k] = Op::combine(acc[k], element<Op, A, kElem>(v.x[k], i + k, mean));
-    }
-    for (long long j = i; j < end && j < i + kVector; ++j)  // this thread's part of the ragged end
-      acc[0] = Op::combine(acc[0], element<Op, A, kElem>(run[j], j, mean));
   } else {
-    for (long long j = begin + threadIdx.x; j < end; j += blockDim.x)
+    for (long long j = part * blockDim.x + threadIdx.x; j < count; j += parts * blockDim.x)
       acc[0] = Op::combine(acc[0], element<Op, A, kElem>(run[j], j, mean));
   }
   V v = acc[0];
@@ -178,7 +181,9 @@ __device__ void columns_kernel(const KernelParams& p) {
   constexpr int kLanes = 32, kGroups = 8, kUnroll = 4;  // blockDim.x == kLanes * kGroups
   const long long inner = p.kept.size[p.kept.ndim - 1];
   const long long tiles_per_row = (inner + kLanes - 1) / kLanes;
-  const long long tile = blockIdx.x / p.blocks_per_result, part = blockIdx.x % p.blocks_per_result;
+  // Part-major: the blocks running at one time take neighbouring tiles of the same rows.
+  const long long tiles = gridDim.x / p.blocks_per_result;
+  const long long tile = blockIdx.x % tiles, part = blockIdx.x / tiles;
   const int lane = threadIdx.x % kLanes, group = threadIdx.x / kLanes;
   const long long column = (tile % tiles_per_row) * kLanes + lane;
   const long long result = (tile / tiles_per_row) * inner + column;
