@@ -82,8 +82,12 @@ SourceModule& module_for(const ReduceKernelKey& key) {
   return *slot;
 }
 
+std::shared_ptr<Kernel> kernel_for(const ReduceKernelKey& key, int device) {
+  return module_for(key).kernel("jiasu_reduce", device);
+}
+
 void run_kernel(const ReduceKernelKey& key, const reduce::KernelParams& params, unsigned blocks, int device) {
-  std::shared_ptr<Kernel> kernel = module_for(key).kernel("jiasu_reduce", device);
+  std::shared_ptr<Kernel> kernel = kernel_for(key, device);
   LaunchArgs args;
   args.begin(kernel->param_layout());
   args.add(&params, sizeof(params), alignof(reduce::KernelParams), "reduction parameters");
@@ -111,11 +115,13 @@ reduce::KernelParams params_of(const ReduceLaunch& launch) {
   return p;
 }
 
-// Blocks per result (or per tile of columns) so that about 8 blocks per multiprocessor run, each with
-// at least min_chunk elements; chunk: elements per block, a multiple of `multiple`.
-void split(int64_t groups, int64_t count, int64_t min_chunk, int64_t multiple, int device, reduce::KernelParams& p) {
-  const int64_t target_blocks = static_cast<int64_t>(device_properties(device).multiprocessor_count) * 8;
-  int64_t per_group = groups >= target_blocks ? 1 : (target_blocks + groups - 1) / groups;
+// Blocks per result (or per tile of columns): when there are fewer groups than blocks the GPU holds at once
+// (`resident`, from the kernel's occupancy), as many as fill it in one wave, each with at least min_chunk
+// elements; a second, partial wave would leave most multiprocessors idle while it runs. chunk: elements per
+// block, a multiple of `multiple`.
+void split(int64_t groups, int64_t count, int64_t min_chunk, int64_t multiple, int64_t resident,
+           reduce::KernelParams& p) {
+  int64_t per_group = groups >= resident ? 1 : resident / groups;
   if (per_group > 1 && count / per_group < min_chunk) per_group = count / min_chunk;
   if (per_group < 1) per_group = 1;
   int64_t chunk = (count + per_group - 1) / per_group;
@@ -141,8 +147,13 @@ void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_d
                              ? plan.kept_count
                              : plan.kept_count / plan.kept.back().size * ((plan.kept.back().size + 31) / 32);
   const int64_t vector = 16 / static_cast<int64_t>(itemsize(launch.in_dtype));
-  if (kind == KernelKind::Rows) split(groups, plan.reduced_count, 16 * kBlock * vector, vector, device, p);  // chunk unused
-  else split(groups, plan.reduced_count, 64, 1, device, p);
+  const int64_t min_chunk = kind == KernelKind::Rows ? 16 * kBlock * vector : 64;
+  int64_t resident = 1;  // only asked for when the elements are enough to split
+  if (plan.reduced_count >= 2 * min_chunk)
+    resident = int64_t(kernel_for(key, device)->max_active_blocks_per_multiprocessor(kBlock, 0)) *
+               device_properties(device).multiprocessor_count;
+  // Rows: blocks_per_result only (the blocks of a run take its tiles in turn); Columns: rows per block too.
+  split(groups, plan.reduced_count, min_chunk, kind == KernelKind::Rows ? vector : 1, resident, p);
   std::optional<Array> scratch;  // held until the launch is queued; freed in stream order after it
   if (p.blocks_per_result > 1) {
     const int64_t value_bytes = launch.op == ReduceOp::ArgMax || launch.op == ReduceOp::ArgMin ? 16 : 8;
