@@ -6,30 +6,14 @@
 #include <vector>
 
 #include "ops/elementwise.hpp"
+#include "ops_test_support.hpp"
 
 namespace jiasu::ops {
 namespace {
 
-template <typename T>
-Array host_array(const std::vector<T>& values, DType dtype, Shape shape = {}) {
-  if (shape.empty()) shape = {static_cast<int64_t>(values.size())};
-  Array a = Array::empty(shape, dtype, kCpuDevice);
-  std::memcpy(reinterpret_cast<void*>(a.data()), values.data(), values.size() * sizeof(T));
-  return a;
-}
-
-template <typename T>
-std::vector<T> values_of(const Array& a) {
-  std::vector<T> out(a.size());
-  a.copy_to_host(out.data());
-  return out;
-}
-
-Operand of(const Array& a) {
-  Operand o;
-  o.array = &a;
-  return o;
-}
+using testing::host_array;
+using testing::of;
+using testing::values_of;
 
 TEST(OpsCpu, AddFloat32Contiguous) {
   std::vector<float> x(1000), y(1000);

@@ -2,6 +2,8 @@
 // CUDA sources compiled by NVRTC (no GPU needed).
 #include <gtest/gtest.h>
 
+#include "ops_test_support.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -76,23 +78,15 @@ TEST(ReduceTypes, NumpysResultTypes) {
   EXPECT_THROW(reduce_result_dtype(ReduceOp::Max, DType::Float32, DType::Float64), BadArgument);
 }
 
-template <typename T> Array host_array(const std::vector<T>& values, const Shape& shape, DType dtype) {
-  Array a = Array::empty(shape, dtype, kCpuDevice);
-  a.copy_from_host(values.data());
-  return a;
-}
+using testing::host_array;
 
-template <typename T> std::vector<T> read(const Array& a) {
-  std::vector<T> values(a.size());
-  a.copy_to_host(values.data());
-  return values;
-}
+template <typename T> std::vector<T> read(const Array& a) { return testing::values_of<T>(a); }
 
 TEST(ReduceCpu, SumsAlongEachAxisAgainstLoops) {
   const int64_t rows = 300, cols = 257;
   std::vector<int32_t> values(rows * cols);
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(i * 7919 % 1000) - 500;
-  const Array a = host_array(values, {rows, cols}, DType::Int32);
+  const Array a = host_array(values, DType::Int32, {rows, cols});
   ReduceRequest request;
   const std::vector<int64_t> total = read<int64_t>(reduce(a, request));
   int64_t expected_total = 0;
@@ -115,13 +109,13 @@ TEST(ReduceCpu, MaxAndArgmaxPropagateTheFirstNan) {
   std::vector<float> values(100000, 1.0f);
   values[70000] = 5.0f;
   values[80000] = 5.0f;
-  Array a = host_array(values, {100000}, DType::Float32);
+  Array a = host_array(values, DType::Float32, {100000});
   ReduceRequest request;
   request.op = ReduceOp::ArgMax;
   EXPECT_EQ(read<int64_t>(reduce(a, request))[0], 70000);  // the first of equal maxima
   values[90000] = NAN;
   values[95000] = NAN;
-  a = host_array(values, {100000}, DType::Float32);
+  a = host_array(values, DType::Float32, {100000});
   EXPECT_EQ(read<int64_t>(reduce(a, request))[0], 90000);
   request.op = ReduceOp::Max;
   EXPECT_TRUE(std::isnan(read<float>(reduce(a, request))[0]));
@@ -137,7 +131,7 @@ TEST(ReduceCpu, LargeFloatSumIsAccurate) {
     values[i] = static_cast<float>((i % 1013) * 0.001 + 0.1);
     expected += values[i];
   }
-  const float got = read<float>(reduce(host_array(values, {n}, DType::Float32), ReduceRequest{}))[0];
+  const float got = read<float>(reduce(host_array(values, DType::Float32, {n}), ReduceRequest{}))[0];
   EXPECT_NEAR(got, expected, std::abs(expected) * 1e-6);  // naive float32 summation is off by ~1e-3 here
 }
 

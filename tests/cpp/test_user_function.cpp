@@ -9,31 +9,16 @@
 #include "frontend_test_support.hpp"
 #include "ops/elementwise_cuda.hpp"
 #include "ops/user_function.hpp"
+#include "ops_test_support.hpp"
 #include "test_support.hpp"
 #include "toolchain/nvrtc.hpp"
 
 namespace jiasu::ops {
 namespace {
 
-template <typename T>
-Array host_array(const std::vector<T>& values, DType dtype, Shape shape) {
-  Array a = Array::empty(shape, dtype, kCpuDevice);
-  std::memcpy(reinterpret_cast<void*>(a.data()), values.data(), values.size() * sizeof(T));
-  return a;
-}
-
-template <typename T>
-std::vector<T> values_of(const Array& a) {
-  std::vector<T> out(a.size());
-  a.copy_to_host(out.data());
-  return out;
-}
-
-Operand of(const Array& a) {
-  Operand o;
-  o.array = &a;
-  return o;
-}
+using testing::host_array;
+using testing::of;
+using testing::values_of;
 
 UserFunction function(const std::string& text, int arity) {
   return UserFunction(testing::python(text), "f", arity);
