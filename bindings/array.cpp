@@ -531,20 +531,30 @@ void bind_array(nb::module_& m) {
         if (!element) return nb::cast(std::move(view));
         return get(view, nb::none(), nb::none())[nb::tuple()];
       }, nb::arg("key").none())
+      // a[key] = value: a jiasu or other device array, or a scalar, is broadcast and converted on the array's
+      // device by the elementwise engine; host data (NumPy arrays, lists) is converted by NumPy and copied in.
       .def("__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
-        Array view = a.index(index_items(key));
-        if (is_device_object(value)) {
-          Array source = device_array_from(value);
-          nb::gil_scoped_release unlocked;
-          ops::assign(view, source);
-          return;
-        }
-        set(view, value, nb::none());
-      }, nb::arg("key").none(), nb::arg("value"))
+        const Array view = a.index(index_items(key));
+        ops::Operand operand;
+        std::optional<Array> held;
+        const bool host_value = numpy_ndarray_type() && PyObject_TypeCheck(value.ptr(), numpy_ndarray_type());
+        if (host_value || !operand_from(value, operand, held)) return set(view, value, nb::none());
+        nb::gil_scoped_release unlocked;
+        if (operand.array) ops::assign(view, *operand.array);
+        else ops::assign(view, operand.scalar);
+      }, nb::arg("key").none(), nb::arg("value").none())
       .def("reshape", [](const Array& a, nb::args shape) {
         return ops::reshape(a, shape.size() == 1 ? shape_from(shape[0]) : shape_from(shape));
       })
-      .def("copy", [](const Array& a) { return a.copy(); }, "A C-contiguous copy on the same device.")
+      .def("copy", [](const Array& a) {
+        nb::gil_scoped_release unlocked;
+        return ops::astype(a, a.dtype());
+      }, "A C-contiguous copy on the same device.")
+      .def("astype", [](const Array& a, nb::handle dtype) {
+        const DType to = dtype_from_object(dtype);
+        nb::gil_scoped_release unlocked;
+        return ops::astype(a, to);
+      }, nb::arg("dtype"), "A C-contiguous copy converted to dtype (NumPy's casts), on the same device.")
       .def("get", &get, nb::arg("stream") = nb::none(), nb::arg("out") = nb::none(),
            "Copy to a NumPy array. With a stream the copy is asynchronous: synchronize before reading.")
       .def("set", &set, nb::arg("value"), nb::arg("stream") = nb::none(),

@@ -1,6 +1,7 @@
-// The elementwise operations' Python face: jiasu.add & co., Array's operators (+ - * / // % ** comparisons
-// & | ^ ~ << >> unary - + abs, reflected and in-place forms), astype, copy and assignment through the
-// engine. Conversion only: the core (ops/elementwise.hpp) resolves types, broadcasts and computes.
+// The elementwise operations' Python face: jiasu.add & co. and Array's operators (+ - * / // % ** comparisons
+// & | ^ ~ << >> unary - + abs, reflected and in-place forms); Array's astype, copy and a[k] = v, which go
+// through the engine too, are in array.cpp. Conversion only: the core (ops/elementwise.hpp) resolves types,
+// broadcasts and computes.
 #include <nanobind/nanobind.h>
 
 #include <optional>
@@ -242,39 +243,6 @@ void bind_operators(nb::handle type) {
   nb::setattr(type, "__hash__", nb::none());
 }
 
-// a[key] = value through the engine when the value is a jiasu array or a scalar (broadcast and converted
-// on the array's device); other values (NumPy arrays, lists) go on through `host_setitem`, the host path.
-void bind_assignment(nb::handle type) {
-  nb::object host_setitem = nb::getattr(type, "__setitem__");
-  method(type, "__setitem__", [host_setitem](nb::handle self, nb::handle key, nb::handle value) {
-    Operand operand;
-    std::optional<Array> held;
-    const bool host_value = numpy_ndarray_type() && PyObject_TypeCheck(value.ptr(), numpy_ndarray_type());
-    if (host_value || !operand_from(value, operand, held)) {
-      host_setitem(self, key, value);
-      return;
-    }
-    const Array view = nb::cast<const Array&>(self).index(index_items(key));
-    nb::gil_scoped_release unlocked;
-    if (operand.array) ops::assign(view, *operand.array);
-    else ops::assign(view, operand.scalar);
-  }, nb::arg("key").none(), nb::arg("value").none());
-  nb::object host_copy = nb::getattr(type, "copy");
-  method(type, "copy", [host_copy](nb::handle self) -> nb::object {
-    const Array& a = nb::cast<const Array&>(self);
-    if (a.c_contiguous()) return host_copy(self);
-    nb::gil_scoped_release unlocked;
-    Array out = ops::astype(a, a.dtype());
-    nb::gil_scoped_acquire locked;
-    return nb::cast(std::move(out));
-  });
-  method(type, "astype", [](const Array& a, nb::handle dtype) {
-    const DType to = dtype_from_object(dtype);
-    nb::gil_scoped_release unlocked;
-    return ops::astype(a, to);
-  }, nb::arg("dtype"));
-}
-
 }  // namespace
 
 void bind_ops(nb::module_& m) {
@@ -308,7 +276,6 @@ void bind_ops(nb::module_& m) {
   }
   nb::handle type = nb::type<Array>();
   bind_operators(type);
-  bind_assignment(type);
 }
 
 }  // namespace jiasu::py

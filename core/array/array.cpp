@@ -73,22 +73,6 @@ void Array::copy_from_host(const void* host, cu::CUstream stream, bool sync) con
   copy_host_to_device(memory_->ptr() + begin, span.data(), span.size(), stream, true);
 }
 
-Array Array::copy(cu::CUstream stream) const {
-  const auto in_use = memory_->hold();
-  Array out = empty(shape(), dtype_, device());
-  if (size() == 0) return out;
-  if (on_host()) {
-    copy_to_host(out.host_span(0));
-  } else if (c_contiguous()) {
-    copy_device_to_device(out.data(), data(), nbytes(), stream, false);
-  } else {
-    std::vector<unsigned char> host(nbytes());
-    copy_to_host(host.data(), stream, true);
-    out.copy_from_host(host.data(), stream, true);
-  }
-  return out;
-}
-
 void Array::fill(const void* value, cu::CUstream stream) const {
   const auto in_use = memory_->hold();  // see the header; a freed array fails here, even an empty one
   if (size() == 0) return;

@@ -42,8 +42,6 @@ class Array {
   // the bytes they span. With a stream the copy is asynchronous (`host` must then be pinned).
   void copy_to_host(void* host, cu::CUstream stream = nullptr, bool sync = true) const;
   void copy_from_host(const void* host, cu::CUstream stream = nullptr, bool sync = true) const;
-  // A C-contiguous copy on the same device.
-  Array copy(cu::CUstream stream = nullptr) const;
   // Sets every element to the bytes at `value` (itemsize bytes).
   void fill(const void* value, cu::CUstream stream = nullptr) const;
 

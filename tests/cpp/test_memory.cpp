@@ -89,7 +89,7 @@ TEST(Allocation, HostArraysFailOnceFreedAndCopiesHoldTheirMemory) {
   a.memory()->release();
   int out[4] = {};
   EXPECT_THROW(a.copy_to_host(out), InvalidArrayError);
-  EXPECT_THROW(a.copy(), InvalidArrayError);
+  EXPECT_THROW(a.fill(values), InvalidArrayError);
   // The exported memory is still the array's, and still holds its values.
   const int* exported = static_cast<const int*>(held.get());
   EXPECT_EQ(exported[0], 1);
