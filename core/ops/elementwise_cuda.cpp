@@ -8,7 +8,9 @@
 #include "ops/elementwise_cuda.hpp"
 
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 #include "emit/runtime/kernel_runtime.h"
@@ -144,14 +146,15 @@ struct CachedKernel {
 
 Kernel& KernelCache::get(uint64_t key, int device, const char* name, const std::function<std::string()>& make_source) {
   static std::mutex mutex;
-  static auto* kernels = new std::unordered_map<uint64_t, std::unique_ptr<CachedKernel>>();  // lives to the exit
+  // By kernel name and key: each kind of generated kernel keys its own; lives to the exit.
+  static auto* kernels = new std::map<std::pair<std::string_view, uint64_t>, std::unique_ptr<CachedKernel>>();
   CachedKernel* entry;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    std::unique_ptr<CachedKernel>& slot = (*kernels)[key];
+    std::unique_ptr<CachedKernel>& slot = (*kernels)[{name, key}];
     if (!slot) {
       slot = std::make_unique<CachedKernel>();
-      slot->module = std::make_unique<SourceModule>(make_source(), std::vector<std::string>{}, "jiasu_ops.cu");
+      slot->module = std::make_unique<SourceModule>(make_source(), std::vector<std::string>{}, std::string(name) + ".cu");
     }
     entry = slot.get();
   }

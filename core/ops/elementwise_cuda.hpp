@@ -48,7 +48,8 @@ std::string elementwise_cuda_source(const ElementwiseSpec& spec);
 // Compiled kernels by key, per device. Thread-safe; kernels live as long as the process.
 class KernelCache {
  public:
-  // The kernel `name` for `key` on `device`, compiled from make_source() the first time.
+  // The kernel `name` (a string literal: it is kept as it is) for `key` on `device`, compiled from make_source()
+  // the first time. Each name has keys of its own.
   Kernel& get(uint64_t key, int device, const char* name, const std::function<std::string()>& make_source);
 };
 KernelCache& kernel_cache();

@@ -1,16 +1,13 @@
 // Reductions on the GPU: a CUDA C++ source per (operation, types, case), generated from the kernels of
-// ops/runtime/reduce_cuda.h, compiled once by NVRTC (SourceModule, through the disk cache) and kept in a
-// process-wide map under its name.
+// ops/runtime/reduce_cuda.h, compiled once by NVRTC (through the disk cache) and kept in the elementwise
+// engine's kernel cache (ops/elementwise_cuda.hpp).
 #include "ops/reduce_cuda.hpp"
 
-#include <map>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "ops/elementwise_cuda.hpp"
 #include "ops/runtime/reduce.h"
-#include "program/source_module.hpp"
 #include "runtime/device.hpp"
 #include "runtime/module.hpp"
 
@@ -68,31 +65,29 @@ reduce::Walk walk_of(const std::vector<ReduceDim>& dims, const char* what) {
   return walk;
 }
 
-std::mutex modules_mutex;
-std::map<std::string, std::unique_ptr<SourceModule>>& modules() {
-  static auto* map = new std::map<std::string, std::unique_ptr<SourceModule>>();  // lives to the end
-  return *map;
+// The kernel cache's key: every field in a few bits (the kernel's name keeps it apart from elementwise keys).
+uint64_t cache_key(const ReduceKernelKey& key) {
+  uint64_t k = static_cast<uint64_t>(key.op);
+  k = k << 5 | static_cast<uint64_t>(key.in);
+  k = k << 4 | static_cast<uint64_t>(key.acc);
+  k = k << 5 | static_cast<uint64_t>(key.out);
+  k = k << 3 | static_cast<uint64_t>(key.kind);
+  k = k << 4 | static_cast<uint64_t>(key.finish);
+  k = k << 4 | static_cast<uint64_t>(key.elem);
+  return k;
 }
 
-SourceModule& module_for(const ReduceKernelKey& key) {
-  const std::string name = reduce_kernel_name(key);
-  std::lock_guard<std::mutex> lock(modules_mutex);
-  auto& slot = modules()[name];
-  if (!slot) slot = std::make_unique<SourceModule>(reduce_cuda_source(key), std::vector<std::string>{}, name + ".cu");
-  return *slot;
-}
-
-std::shared_ptr<Kernel> kernel_for(const ReduceKernelKey& key, int device) {
-  return module_for(key).kernel("jiasu_reduce", device);
+Kernel& kernel_for(const ReduceKernelKey& key, int device) {
+  return kernel_cache().get(cache_key(key), device, "jiasu_reduce", [&] { return reduce_cuda_source(key); });
 }
 
 void run_kernel(const ReduceKernelKey& key, const reduce::KernelParams& params, unsigned blocks, int device) {
-  std::shared_ptr<Kernel> kernel = kernel_for(key, device);
+  Kernel& kernel = kernel_for(key, device);
   LaunchArgs args;
-  args.begin(kernel->param_layout());
+  args.begin(kernel.param_layout());
   args.add(&params, sizeof(params), alignof(reduce::KernelParams), "reduction parameters");
   args.finish();
-  kernel->launch(Dim3{blocks, 1, 1}, Dim3{kBlock, 1, 1}, args, 0, nullptr);
+  kernel.launch(Dim3{blocks, 1, 1}, Dim3{kBlock, 1, 1}, args, 0, nullptr);
 }
 
 unsigned grid_for(int64_t threads) {
@@ -150,7 +145,7 @@ void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_d
   const int64_t min_chunk = kind == KernelKind::Rows ? 16 * kBlock * vector : 64;
   int64_t resident = 1;  // only asked for when the elements are enough to split
   if (plan.reduced_count >= 2 * min_chunk)
-    resident = int64_t(kernel_for(key, device)->max_active_blocks_per_multiprocessor(kBlock, 0)) *
+    resident = int64_t(kernel_for(key, device).max_active_blocks_per_multiprocessor(kBlock, 0)) *
                device_properties(device).multiprocessor_count;
   // Rows: blocks_per_result only (the blocks of a run take its tiles in turn); Columns: rows per block too.
   split(groups, plan.reduced_count, min_chunk, kind == KernelKind::Rows ? vector : 1, resident, p);
