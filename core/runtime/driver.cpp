@@ -1,7 +1,5 @@
 #include "runtime/driver.hpp"
 
-#include <atomic>
-#include <mutex>
 
 #include "support/error.hpp"
 #include "support/library_finder.hpp"
@@ -60,15 +58,7 @@ DriverApi load_driver() {
 
 }  // namespace
 
-const DriverApi& driver() {
-  // Not std::call_once: a failed load must be retried (and rethrown) on every later use.
-  static std::mutex mutex;
-  static std::atomic<const DriverApi*> loaded{nullptr};
-  if (const DriverApi* api = loaded.load(std::memory_order_acquire)) return *api;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!loaded.load()) loaded.store(new DriverApi(load_driver()));  // never freed: destructors run late
-  return *loaded.load();
-}
+const DriverApi& driver() { return load_once<DriverApi>(load_driver); }
 
 std::string error_name(CUresult result) {
   const char* name = nullptr;

@@ -131,4 +131,8 @@ void* find_symbol(const FoundLibrary& library, const char* symbol) {
   return library.handle ? dlsym(library.handle, symbol) : nullptr;
 }
 
+void throw_missing_symbol(const FoundLibrary& library, const char* symbol, const std::string& need) {
+  throw LibraryNotFound(library.path + " has no " + symbol + "; jiasu needs " + need);
+}
+
 }  // namespace jiasu

@@ -2,6 +2,8 @@
 // Nothing is linked at build time, so a machine without them still imports jiasu.
 #pragma once
 
+#include <atomic>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,5 +33,34 @@ FoundLibrary find_library(const LibrarySpec& spec);
 
 // Looks up a symbol in a library found above; nullptr when absent.
 void* find_symbol(const FoundLibrary& library, const char* symbol);
+
+// Throws LibraryNotFound: `library` lacks `symbol`, and jiasu needs `need` (e.g. "NVRTC 12 or newer").
+[[noreturn]] void throw_missing_symbol(const FoundLibrary& library, const char* symbol, const std::string& need);
+
+// slot = the function `name` of `library`, which must have it (else throw_missing_symbol).
+template <typename Function>
+void bind_required(const FoundLibrary& library, const char* name, Function& slot, const std::string& need) {
+  slot = reinterpret_cast<Function>(find_symbol(library, name));
+  if (!slot) throw_missing_symbol(library, name, need);
+}
+
+// slot = the function `name` of `library`, or nullptr when it lacks it.
+template <typename Function>
+void bind_optional(const FoundLibrary& library, const char* name, Function& slot) {
+  slot = reinterpret_cast<Function>(find_symbol(library, name));
+}
+
+// A library's function table, loaded by load() at the first call and kept for the process (never freed:
+// destructors of other statics may still use it at exit). A failed load throws, and is tried again at the
+// next call, so the user can fix the environment without restarting. One table per T.
+template <typename T, typename Load>
+const T& load_once(const Load& load) {
+  static std::mutex mutex;
+  static std::atomic<const T*> loaded{nullptr};
+  if (const T* table = loaded.load(std::memory_order_acquire)) return *table;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!loaded.load(std::memory_order_relaxed)) loaded.store(new T(load()), std::memory_order_release);
+  return *loaded.load(std::memory_order_relaxed);
+}
 
 }  // namespace jiasu

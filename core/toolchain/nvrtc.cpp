@@ -31,13 +31,6 @@ struct NvrtcLibrary {
   std::string include_dir;  // CUDA headers shipped with this NVRTC; empty when there are none
 };
 
-template <typename Function>
-void bind_required(const FoundLibrary& found, const char* name, Function& slot) {
-  slot = reinterpret_cast<Function>(find_symbol(found, name));
-  if (!slot)
-    throw LibraryNotFound(found.path + " has no " + name + "; jiasu needs NVRTC 12 or newer");
-}
-
 std::string status_text(const NvrtcLibrary& nvrtc, NvrtcStatus status) {
   const char* text = nvrtc.nvrtcGetErrorString ? nvrtc.nvrtcGetErrorString(status) : nullptr;
   return text ? text : "NVRTC error " + std::to_string(status);
@@ -69,11 +62,10 @@ std::string find_cuda_include_dir(const std::string& nvrtc_path) {
 NvrtcLibrary load_nvrtc() {
   FoundLibrary found = find_library(cuda_library_spec("nvrtc"));
   NvrtcLibrary nvrtc;
-#define JIASU_NVRTC_FUNCTION(name, params) bind_required(found, #name, nvrtc.name);
+#define JIASU_NVRTC_FUNCTION(name, params) bind_required(found, #name, nvrtc.name, "NVRTC 12 or newer");
 #include "toolchain/nvrtc_api.def"
 #undef JIASU_NVRTC_FUNCTION
-  nvrtc.nvrtcGetErrorString =
-      reinterpret_cast<decltype(nvrtc.nvrtcGetErrorString)>(find_symbol(found, "nvrtcGetErrorString"));
+  bind_optional(found, "nvrtcGetErrorString", nvrtc.nvrtcGetErrorString);
 
   nvrtc.info.path = found.path;
   nvrtc.info.source = found.source;
@@ -86,12 +78,7 @@ NvrtcLibrary load_nvrtc() {
   return nvrtc;
 }
 
-// Loaded once, thread-safely (static local). A failed load throws and is retried on the next call,
-// so the user can fix the environment without restarting.
-const NvrtcLibrary& nvrtc() {
-  static const NvrtcLibrary library = load_nvrtc();
-  return library;
-}
+const NvrtcLibrary& nvrtc() { return load_once<NvrtcLibrary>(load_nvrtc); }
 
 bool starts_with(const std::string& text, std::string_view prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
