@@ -58,8 +58,8 @@ void bind_runtime(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_matmul(nb::module_& m);  // called by bind_array: adds matmul, dot and Array's @ operators
 void bind_ops(nb::module_& m);  // bindings/ops.cpp: the elementwise operations, Array's operators
-void bind_reductions(nb::module_& m);
-void bind_vectorize(nb::module_& m);  // @jiasu.vectorize / @jiasu.reduce  // after bind_array: it adds methods to Array
+void bind_reductions(nb::module_& m);  // after bind_array: it adds methods to Array
+void bind_vectorize(nb::module_& m);  // @jiasu.vectorize / @jiasu.reduce
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_shapes(nb::module_& m);
@@ -160,7 +160,8 @@ void require_writeable(nb::handle host_array, const char* what);
 nb::object numpy_dtype(DType dtype);
 DType dtype_from_object(nb::handle dtype);
 
-// Operations on at least this many elements release the GIL while they run.
+// Operations on at least this many elements release the GIL while they run (below, releasing costs more than
+// it lets other threads gain).
 constexpr int64_t kReleaseGilElements = 1 << 16;
 
 // `value` as an elementwise operand (bindings/ops.cpp): a jiasu array, a device array of another library

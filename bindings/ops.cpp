@@ -17,9 +17,6 @@ namespace {
 using ops::Operand;
 using ops::Ufunc;
 
-// Above this many elements the GIL is released while the engine runs (below, releasing costs more than it
-// lets other threads gain).
-
 // A Python int as a weak scalar (NEP 50), whatever its size.
 ops::Scalar weak_int(PyObject* o) {
   ops::Scalar s;
@@ -97,7 +94,7 @@ bool operand_from(nb::handle value, Operand& operand, std::optional<Array>& arra
     operand.scalar.f = PyFloat_AS_DOUBLE(o);
     return true;
   }
-  if (PyComplex_Check(o)) {
+  if (PyComplex_Check(o) && (PyComplex_CheckExact(o) || !numpy_scalar_type(o))) {  // numpy.complex128 is strong
     operand.scalar.dtype = DType::Complex128;
     operand.scalar.weak = true;
     operand.scalar.f = PyComplex_RealAsDouble(o);

@@ -61,14 +61,21 @@ nb::object call(UserFunction& f, nb::tuple args, nb::handle out) {
     out_array = nb::inst_ptr<Array>(out);
   }
   const int count = static_cast<int>(args.size());
-  auto run = [&] { return f.function.call(inputs, count, out_array); };
-  Array result = work >= kReleaseGilElements ? (nb::gil_scoped_release(), run()) : run();
+  // The loop first, with the GIL: compiling it runs the front end, whose resolver calls into Python.
+  const ops::CustomLoop& loop = f.function.loop_for(inputs, count, out_array);
+  auto run = [&] {
+    if (work < kReleaseGilElements) return ops::apply(loop, inputs, count, out_array);
+    nb::gil_scoped_release unlocked;
+    return ops::apply(loop, inputs, count, out_array);
+  };
+  Array result = run();
   return out_array ? nb::borrow(out) : nb::cast(std::move(result));
 }
 
 Array reduce(UserFunction& f, const Array& a, const std::vector<int64_t>& axes, bool keepdims, nb::handle init) {
   std::optional<ops::Scalar> initial;
   if (!init.is_none()) initial = scalar_from(init, f.function.name());
+  f.function.prepare_reduce(a.dtype(), !a.on_host(), initial);  // compiles with the GIL (see call)
   if (a.size() >= kReleaseGilElements) {
     nb::gil_scoped_release unlocked;
     return f.function.reduce(a, axes, keepdims, initial);

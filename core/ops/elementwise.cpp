@@ -122,6 +122,7 @@ Array apply(const CustomLoop& loop, const Operand* inputs, int count, const Arra
                           info(inputs[i].array->dtype()).name);
       r.loop[i] = loop.loop[i];
     }
+    check_weak_ints(inputs, count, r.loop);
     r.result = loop.result;
     return r;
   });
@@ -158,6 +159,8 @@ void assign(const Array& dst, const Array& src) {
 void assign(const Array& dst, const Scalar& value) {
   Operand in;
   in.scalar = value;
+  const DType to = dst.dtype();
+  check_weak_ints(&in, 1, &to);  // a[k] = 1000 on int8: OverflowError, as NumPy
   common_device(&in, 1, &dst, "copyto");
   const auto held = dst.memory()->hold();
   if (dst.c_contiguous()) {  // a memset

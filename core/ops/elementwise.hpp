@@ -91,6 +91,8 @@ Resolution resolve_types(Ufunc op, const Operand* inputs, int count, DType cast_
 struct ScalarOverflow : BadValue {
   using BadValue::BadValue;
 };
+// Throws ScalarOverflow for a weak Python int among the inputs that its loop type loop[i] cannot hold.
+void check_weak_ints(const Operand* inputs, int count, const DType* loop);
 
 
 // The operation on these inputs (count == info(op).arity), into `out` when given (it must have the

@@ -150,12 +150,16 @@ Resolution resolve_types(Ufunc op, const Operand* inputs, int count, DType cast_
       r.result = u.rule == TypeRule::Compare ? DType::Bool : *loop;
     }
   }
+  check_weak_ints(inputs, count, r.loop);
+  return r;
+}
+
+void check_weak_ints(const Operand* inputs, int count, const DType* loop) {
   for (int i = 0; i < count; ++i) {
     const Scalar& s = inputs[i].scalar;
-    if (!inputs[i].array && s.weak && is_integer(s.dtype) && is_integer(r.loop[i]) && !fits(s, r.loop[i]))
-      throw ScalarOverflow("Python integer " + int_text(s) + " out of bounds for " + info(r.loop[i]).name);
+    if (!inputs[i].array && s.weak && is_integer(s.dtype) && is_integer(loop[i]) && !fits(s, loop[i]))
+      throw ScalarOverflow("Python integer " + int_text(s) + " out of bounds for " + info(loop[i]).name);
   }
-  return r;
 }
 
 }  // namespace jiasu::ops

@@ -105,10 +105,6 @@ UserFunction::Compiled& UserFunction::compiled(const DType* dtypes, int count, b
   return *slot;
 }
 
-const CustomLoop& UserFunction::loop_for(const DType* dtypes, int count, bool cuda) {
-  return compiled(dtypes, count, cuda).loop;
-}
-
 std::string UserFunction::source_for(const std::vector<DType>& dtypes, bool cuda) {
   if (static_cast<int>(dtypes.size()) != arity_)
     throw BadArgument(name_ + " takes " + std::to_string(arity_) + " arguments, not " + std::to_string(dtypes.size()));
@@ -119,18 +115,50 @@ std::string UserFunction::source_for(const std::vector<DType>& dtypes, bool cuda
   return emit::emit_cuda_function(fe::check_scalar_function(source_, signature)).definitions;
 }
 
-Array UserFunction::call(const Operand* inputs, int count, const Array* out) {
+const CustomLoop& UserFunction::loop_for(const Operand* inputs, int count, const Array* out) {
   if (count != arity_)
     throw BadArgument(name_ + "() takes " + std::to_string(arity_) + " argument" + (arity_ == 1 ? "" : "s") + " (" +
                       std::to_string(count) + " given)");
   DType dtypes[3];
   input_dtypes(inputs, count, dtypes);
-  const bool cuda = on_gpu(inputs, count, out);
-  return apply(loop_for(dtypes, count, cuda), inputs, count, out);
+  return compiled(dtypes, count, on_gpu(inputs, count, out)).loop;
 }
 
-// x (kept..., n), C-contiguous: f of neighbouring pairs, level by level, to (kept..., 1).
+Array UserFunction::call(const Operand* inputs, int count, const Array* out) {
+  return apply(loop_for(inputs, count, out), inputs, count, out);
+}
+
+DType UserFunction::fold_dtype(DType dtype, bool cuda) {
+  DType t = dtype;
+  for (int step = 0; step < kDTypeCount; ++step) {  // promotion only climbs: it settles within kDTypeCount steps
+    const DType pair[2] = {t, t};
+    const DType r = compiled(pair, 2, cuda).loop.result;
+    if (r == t) return t;
+    t = r;
+  }
+  throw BadArgument(name_ + ": its result type never settles (f(t, t) changes type each time), so it cannot reduce");
+}
+
+const CustomLoop& UserFunction::init_loop(const Scalar& init, DType folded, bool cuda) {
+  Operand in[2];
+  in[0].scalar = init;
+  in[1].scalar.dtype = folded;  // typed as an array of the fold's type would be
+  DType dtypes[2];
+  input_dtypes(in, 2, dtypes);
+  return compiled(dtypes, 2, cuda).loop;
+}
+
+void UserFunction::prepare_reduce(DType dtype, bool cuda, const std::optional<Scalar>& init) {
+  if (arity_ != 2)
+    throw BadArgument("@jiasu.reduce needs a function of two parameters; " + name_ + " has " + std::to_string(arity_));
+  const DType folded = fold_dtype(dtype, cuda);
+  if (init) init_loop(*init, folded, cuda);
+}
+
+// x (kept..., n) of f's settled type: f of neighbouring pairs, level by level, to (kept..., 1).
 Array UserFunction::fold_last_axis(Array x) {
+  const DType dtypes[2] = {x.dtype(), x.dtype()};
+  const CustomLoop& loop = compiled(dtypes, 2, !x.on_host()).loop;
   while (x.shape().back() > 1) {
     const int64_t n = x.shape().back(), half = n / 2, step = x.layout().strides.back();
     Layout left = x.layout();
@@ -142,14 +170,13 @@ Array UserFunction::fold_last_axis(Array x) {
     Operand in[2];
     in[0].array = &a;
     in[1].array = &b;
-    const DType dtypes[2] = {x.dtype(), x.dtype()};
     Shape shape = x.shape();
     shape.back() = half + n % 2;
-    Array y = Array::empty(shape, loop_for(dtypes, 2, !x.on_host()).result, x.device());
+    Array y = Array::empty(shape, x.dtype(), x.device());
     Layout pairs = y.layout();
     pairs.shape.back() = half;
     const Array into = y.view(pairs);
-    call(in, 2, &into);
+    apply(loop, in, 2, &into);
     if (n % 2) {  // the last element goes on to the next level as it is
       Layout from = x.layout(), to = y.layout();
       from.offset += (n - 1) * step;
@@ -165,8 +192,6 @@ Array UserFunction::fold_last_axis(Array x) {
 
 Array UserFunction::reduce(const Array& a, const std::vector<int64_t>& axes, bool keepdims,
                            const std::optional<Scalar>& init) {
-  if (arity_ != 2)
-    throw BadArgument("@jiasu.reduce needs a function of two parameters; " + name_ + " has " + std::to_string(arity_));
   const int64_t nd = a.ndim();
   std::vector<bool> reduced(nd, false);
   for (int64_t axis : normalize_axes(axes, nd)) reduced[axis] = true;
@@ -179,21 +204,25 @@ Array UserFunction::reduce(const Array& a, const std::vector<int64_t>& axes, boo
     if (reduced[d]) order.push_back(d), count *= a.shape()[d];
   flat = kept;
   flat.push_back(count);
-  const DType pair[2] = {a.dtype(), a.dtype()};
+  const bool cuda = !a.on_host();
+  prepare_reduce(a.dtype(), cuda, init);
+  const DType folded = fold_dtype(a.dtype(), cuda);
   auto reduced_values = [&] {
     if (count == 0) {
       if (!init) throw BadValue("zero-size array to reduction operation " + name_ + " which has no identity");
-      Array empty_result = Array::empty(kept, loop_for(pair, 2, !a.on_host()).result, a.device());
+      Array empty_result = Array::empty(kept, init_loop(*init, folded, cuda).result, a.device());
       assign(empty_result, *init);
       return empty_result;
     }
-    Array folded = fold_last_axis(reshape(a.view(transpose_layout(a.layout(), order)), flat)).reshape(kept);
-    if (folded.memory() == a.memory()) folded = astype(folded, folded.dtype());  // one element each: a copy
-    if (!init) return folded;
+    Array lines = reshape(a.view(transpose_layout(a.layout(), order)), flat);
+    if (lines.dtype() != folded) lines = astype(lines, folded);
+    Array result = fold_last_axis(lines).reshape(kept);
+    if (result.memory() == a.memory()) result = astype(result, folded);  // one element each: a copy
+    if (!init) return result;
     Operand in[2];
     in[0].scalar = *init;
-    in[1].array = &folded;
-    return call(in, 2, nullptr);
+    in[1].array = &result;
+    return apply(init_loop(*init, folded, cuda), in, 2, nullptr);
   };
   Array result = reduced_values();
   if (!keepdims) return result;

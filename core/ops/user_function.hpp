@@ -30,13 +30,22 @@ class UserFunction {
   const std::string& name() const { return name_; }
   int arity() const { return arity_; }
 
-  // f(inputs...) element by element: broadcast, each Python scalar typed per NEP 50 beside the arrays, into
-  // `out` (same_kind cast) or a new array of f's result type for those dtypes.
+  // The loop for these operands (each Python scalar typed per NEP 50 beside the arrays), compiled the first time
+  // for their dtype signature and backend. Compiling runs the front end, whose resolver may call back into
+  // Python: a Python caller holds the GIL here, and may release it for ops::apply(loop, ...).
+  const CustomLoop& loop_for(const Operand* inputs, int count, const Array* out = nullptr);
+
+  // f(inputs...) element by element: broadcast, into `out` (same_kind cast) or a new array of f's result type
+  // for those dtypes. loop_for, then ops::apply.
   Array call(const Operand* inputs, int count, const Array* out = nullptr);
 
   // A binary f folded over `axes` of `a` (each once; none: no reduction), in order as a balanced tree (so f
-  // must be associative), then f(init, result) when `init` is given. An empty reduction gives `init`, and is a
-  // BadValue without one. keepdims keeps the reduced axes with size 1.
+  // must be associative), then f(init, result) when `init` is given. The fold runs in f's settled result type
+  // (the first t, from a's dtype, with f(t, t) of type t; a is converted to it first when it differs), whatever
+  // the length. An empty reduction gives `init` (in the type of f(init, t)), and is a BadValue without one.
+  // keepdims keeps the reduced axes with size 1. prepare_reduce() first compiles every loop it uses (the GIL
+  // rule of loop_for); reduce() calls it too.
+  void prepare_reduce(DType dtype, bool cuda, const std::optional<Scalar>& init);
   Array reduce(const Array& a, const std::vector<int64_t>& axes, bool keepdims, const std::optional<Scalar>& init);
 
   // The loop's generated source for these input dtypes: CUDA (the device function) or host C++ (whole).
@@ -48,8 +57,9 @@ class UserFunction {
     std::string host_source;
     std::shared_ptr<HostLibrary> library;  // holds the CPU loop's code
   };
-  const CustomLoop& loop_for(const DType* dtypes, int count, bool cuda);
   Compiled& compiled(const DType* dtypes, int count, bool cuda);
+  DType fold_dtype(DType dtype, bool cuda);  // the settled t of reduce()
+  const CustomLoop& init_loop(const Scalar& init, DType folded, bool cuda);
   Array fold_last_axis(Array x);
 
   std::shared_ptr<const fe::FunctionSource> source_;

@@ -144,6 +144,8 @@ def test_python_int_out_of_range_is_overflow():
     # numpy.float64 subclasses Python's float but is a strong NumPy scalar (NEP 50).
     assert (jiasu.asarray(np.ones(2, np.float32)) + np.float64(1.5)).dtype == np.float64
     assert (jiasu.asarray(np.ones(2, np.float32)) + 1.5).dtype == np.float32
+    assert (jiasu.asarray(np.ones(2, np.complex64)) + np.complex128(1)).dtype == np.complex128
+    assert (jiasu.asarray(np.ones(2, np.complex64)) + 1j).dtype == np.complex64
     big = jiasu.asarray(np.ones(2, np.float32)) + 2**70
     assert big.dtype == np.float32
     np.testing.assert_allclose(big.get(), np.float32(2.0**70))

@@ -1,6 +1,7 @@
 """@jiasu.vectorize and @jiasu.reduce against NumPy: result dtypes (the front end's NumPy rules, NEP 50 scalars),
 values against float64 references, broadcasting, 0-d and empty shapes, strided and negative-stride views, out=,
-the in-order reduction over each axis form with init and keepdims, the compile cache, and the errors. Runs on the
+calls large enough to release the GIL, the in-order reduction over each axis form with init and keepdims, its
+result type, and the errors. Runs on the
 CPU backend everywhere and on CUDA where a GPU is present."""
 import math
 
@@ -51,6 +52,24 @@ def first_nonzero(a, b):  # associative, not commutative: only an in-order fold 
 @jiasu.reduce
 def larger(a, b):
     return max(a, b)
+
+
+SCALE = 0.5
+
+
+@jiasu.vectorize
+def scaled_root(x):
+    return math.sqrt(x) * SCALE  # a module global: the front end asks Python what SCALE is
+
+
+@jiasu.reduce
+def scaled_sum(a, b):
+    return (a + b) * (SCALE * 2)
+
+
+@jiasu.reduce
+def average(a, b):
+    return (a + b) / 2  # int32 in, float64 out: the fold runs in float64 whatever the length
 
 
 def close(actual, expected, rtol):
@@ -160,6 +179,40 @@ def test_float_sums_of_many_sizes_and_init(n, rng):
     got = add(jiasu.asarray(f32))
     assert got.dtype == np.float32
     np.testing.assert_allclose(got.get(), f32.astype(np.float64).sum(), rtol=1e-5, atol=1e-4)
+
+
+def test_large_calls_compile_with_the_gil_then_release_it(rng):
+    # The first call of a signature compiles (the front end calls into Python) before the GIL is let go.
+    x = rng.random(1 << 17)
+    np.testing.assert_allclose(scaled_root(jiasu.asarray(x)).get(), np.sqrt(x) * 0.5, rtol=1e-13)
+    np.testing.assert_allclose(scaled_sum(jiasu.asarray(x)).get(), x.sum(), rtol=1e-10)
+    f32 = x.astype(np.float32)
+    np.testing.assert_allclose(scaled_sum(jiasu.asarray(f32), init=1.0).get(), f32.sum(dtype=np.float64) + 1,
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8])
+def test_reduction_type_does_not_depend_on_the_length(n):
+    x = np.arange(1, n + 1, dtype=np.int32)
+    got = average(jiasu.asarray(x))
+    assert got.dtype == np.float64
+    expected = x.astype(np.float64)
+    while expected.size > 1:  # the same pairwise fold in float64
+        pairs = (expected[: expected.size // 2 * 2:2] + expected[1: expected.size // 2 * 2:2]) / 2
+        expected = np.concatenate([pairs, expected[expected.size // 2 * 2:]])
+    np.testing.assert_allclose(got.get(), expected[0], rtol=1e-15)
+    assert average(jiasu.asarray(x.reshape(1, n)), axis=0).dtype == np.float64
+
+
+def test_python_ints_out_of_range_are_overflow_errors():
+    small = jiasu.asarray(np.arange(4, dtype=np.int8))
+    with pytest.raises(OverflowError, match="1000 out of bounds for int8"):
+        first_nonzero.vectorized(small, 1000)
+    with pytest.raises(OverflowError):
+        add(jiasu.zeros(0, np.int8), init=1000)
+    with pytest.raises(OverflowError):
+        small[0] = 1000  # as NumPy
+    np.testing.assert_array_equal(small.get(), np.arange(4, dtype=np.int8))
 
 
 def test_empty_reductions_need_init():
