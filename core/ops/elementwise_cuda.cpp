@@ -144,7 +144,8 @@ struct CachedKernel {
 
 }  // namespace
 
-Kernel& KernelCache::get(uint64_t key, int device, const char* name, const std::function<std::string()>& make_source) {
+Kernel& KernelCache::get(uint64_t key, int device, const char* name, const std::function<std::string()>& make_source,
+                         const std::function<std::string()>& file_name) {
   static std::mutex mutex;
   // By kernel name and key: each kind of generated kernel keys its own; lives to the exit.
   static auto* kernels = new std::map<std::pair<std::string_view, uint64_t>, std::unique_ptr<CachedKernel>>();
@@ -154,7 +155,8 @@ Kernel& KernelCache::get(uint64_t key, int device, const char* name, const std::
     std::unique_ptr<CachedKernel>& slot = (*kernels)[{name, key}];
     if (!slot) {
       slot = std::make_unique<CachedKernel>();
-      slot->module = std::make_unique<SourceModule>(make_source(), std::vector<std::string>{}, std::string(name) + ".cu");
+      slot->module = std::make_unique<SourceModule>(make_source(), std::vector<std::string>{},
+                                                    file_name ? file_name() : std::string(name) + ".cu");
     }
     entry = slot.get();
   }

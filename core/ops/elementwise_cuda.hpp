@@ -50,7 +50,9 @@ class KernelCache {
  public:
   // The kernel `name` (a string literal: it is kept as it is) for `key` on `device`, compiled from make_source()
   // the first time. Each name has keys of its own.
-  Kernel& get(uint64_t key, int device, const char* name, const std::function<std::string()>& make_source);
+  // file_name names the source in NVRTC's messages (default: name + ".cu").
+  Kernel& get(uint64_t key, int device, const char* name, const std::function<std::string()>& make_source,
+              const std::function<std::string()>& file_name = nullptr);
 };
 KernelCache& kernel_cache();
 

@@ -78,7 +78,8 @@ uint64_t cache_key(const ReduceKernelKey& key) {
 }
 
 Kernel& kernel_for(const ReduceKernelKey& key, int device) {
-  return kernel_cache().get(cache_key(key), device, "jiasu_reduce", [&] { return reduce_cuda_source(key); });
+  return kernel_cache().get(cache_key(key), device, "jiasu_reduce", [&] { return reduce_cuda_source(key); },
+                            [&] { return reduce_kernel_name(key) + ".cu"; });
 }
 
 void run_kernel(const ReduceKernelKey& key, const reduce::KernelParams& params, unsigned blocks, int device) {
@@ -112,8 +113,8 @@ reduce::KernelParams params_of(const ReduceLaunch& launch) {
 
 // Blocks per result (or per tile of columns): when there are fewer groups than blocks the GPU holds at once
 // (`resident`, from the kernel's occupancy), as many as fill it in one wave, each with at least min_chunk
-// elements; a second, partial wave would leave most multiprocessors idle while it runs. chunk: elements per
-// block, a multiple of `multiple`.
+// elements; a second, partial wave would leave most multiprocessors idle while it runs. chunk (used by Columns:
+// reduced rows per block) is a multiple of `multiple`.
 void split(int64_t groups, int64_t count, int64_t min_chunk, int64_t multiple, int64_t resident,
            reduce::KernelParams& p) {
   int64_t per_group = groups >= resident ? 1 : resident / groups;

@@ -1,6 +1,5 @@
 #include "runtime/driver.hpp"
 
-
 #include "support/error.hpp"
 #include "support/library_finder.hpp"
 

@@ -52,7 +52,7 @@ void bind_optional(const FoundLibrary& library, const char* name, Function& slot
 
 // A library's function table, loaded by load() at the first call and kept for the process (never freed:
 // destructors of other statics may still use it at exit). A failed load throws, and is tried again at the
-// next call, so the user can fix the environment without restarting. One table per T.
+// next call, so the user can fix the environment without restarting. One table per (T, load).
 template <typename T, typename Load>
 const T& load_once(const Load& load) {
   static std::mutex mutex;
