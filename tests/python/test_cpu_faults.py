@@ -159,6 +159,8 @@ def test_the_grid_and_shared_memory_keep_the_gpu_limits():
 
 
 SPIN = """
+    import signal
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the test runs with SIGINT ignored
     import numpy as np, sys, jiasu
     jiasu.set_backend("cpu")
 

@@ -10,6 +10,8 @@ import pytest
 
 
 CHILD = """
+    import signal
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the test runs with SIGINT ignored
     import sys
     import numpy as np
     import jiasu
