@@ -1,12 +1,16 @@
 // The GPU side of the elementwise engine: CUDA C++ generated per (operation, dtypes, layout class),
 // compiled once and cached (elementwise_cuda.hpp), launched on the legacy default stream.
 //   contiguous  every array operand C-contiguous with the output's shape (scalars are parameters): each
-//               thread moves kContiguousUnroll vectors of `vector` elements with aligned 16-byte loads
+//               thread moves kElementwiseUnroll vectors of `vector` elements with aligned 16-byte loads
 //               and stores (all loads first), the last partial vector element by element;
-//   strided     the collapsed dimensions (ops/iteration.hpp), one element per thread, byte offsets from
-//               the linear index in 32-bit arithmetic when every offset fits, else 64-bit.
+//   strided     the collapsed dimensions (ops/iteration.hpp), kElementwiseUnroll positions per thread, byte
+//               offsets from the linear index in 32-bit arithmetic when every offset fits, else 64-bit. Where
+//               the output and the inputs are contiguous or broadcast along the innermost dimension (a
+//               broadcast such as (4096, 1) + (1, 65536)), a position is a vector of elements along it, moved
+//               with aligned loads and stores as in the contiguous case.
 #include "ops/elementwise_cuda.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -38,6 +42,12 @@ const char* functor_name(Ufunc op) {
 
 const char* ctype(DType d) { return info(d).c_type; }
 
+int log2_of(int power) {
+  int bits = 0;
+  while ((1 << bits) < power) ++bits;
+  return bits;
+}
+
 }  // namespace
 
 const std::string& ops_cuda_header() {
@@ -46,19 +56,25 @@ const std::string& ops_cuda_header() {
 }
 
 uint64_t ElementwiseSpec::key() const {
+  static_assert(kUfuncCount <= 64 && kDTypeCount <= 15, "the key's field widths below");
   uint64_t k = static_cast<uint64_t>(op);
   k = k << 4 | static_cast<uint64_t>(out);
   for (int i = 0; i < 3; ++i) {
     const bool used = i < inputs;
-    k = k << 4 | (used ? static_cast<uint64_t>(in[i]) : 0);
+    k = k << 4 | (!used ? 0 : scalar[i] ? 15 : static_cast<uint64_t>(in[i]));  // 15: no dtype, a scalar
     k = k << 4 | (used ? static_cast<uint64_t>(loop[i]) : 0);
-    k = k << 1 | (used && scalar[i]);
   }
   k = k << 2 | static_cast<uint64_t>(inputs);
   k = k << 1 | static_cast<uint64_t>(layout);
-  k = k << 5 | static_cast<uint64_t>(layout == LayoutClass::Contiguous ? vector : ndim);
-  k = k << 1 | (layout == LayoutClass::Strided && wide_index);
-  return k | (custom ? custom->id << 48 : 0);  // 8 + 4 + 27 + 2 + 1 + 5 + 1 = 48 bits, then a custom loop's id
+  k = k << 3 | static_cast<uint64_t>(log2_of(vector));
+  if (layout == LayoutClass::Strided) {
+    k = k << 3 | static_cast<uint64_t>(ndim - 1);
+    k = k << 1 | wide_index;
+    for (int i = 0; i < 3; ++i) k = k << 1 | (i < inputs && broadcast_inner[i]);
+  } else {
+    k <<= 7;
+  }
+  return k | (custom ? custom->id << 48 : 0);  // 6 + 4 + 24 + 2 + 1 + 3 + 7 = 47 bits, then a custom loop's id
 }
 
 std::string elementwise_cuda_source(const ElementwiseSpec& s) {
@@ -88,8 +104,8 @@ std::string elementwise_cuda_source(const ElementwiseSpec& s) {
   };
   const std::string block = std::to_string(kElementwiseBlock);
   src += "\nextern \"C\" __global__ void __launch_bounds__(" + block + ") " + kElementwiseKernelName + "(" + params;
+  const std::string v = std::to_string(s.vector), u = std::to_string(kElementwiseUnroll);
   if (s.layout == LayoutClass::Contiguous) {
-    const std::string v = std::to_string(s.vector), u = std::to_string(kContiguousUnroll);
     src += ", long long n) {\n";
     src += "  constexpr int V = " + v + ", U = " + u + ";\n";
     src += "  const long long first = (static_cast<long long>(blockIdx.x) * (" + block + " * U) + threadIdx.x) * V;\n";
@@ -116,21 +132,42 @@ std::string elementwise_cuda_source(const ElementwiseSpec& s) {
            call([](int i) { return "in" + std::to_string(i) + "[j]"; }) + ";\n    }\n  }\n}\n";
     return src;
   }
+  // Strided: each thread takes U positions a block apart, each of V elements along the innermost dimension
+  // (n is a multiple of V): their offsets and loads first, then the results. An input broadcast along the
+  // innermost dimension is one element per position.
   int arrays = 1;
-  for (int i = 0; i < s.inputs; ++i) arrays += !s.scalar[i];
+  std::vector<int> slot(3, 0);
+  for (int i = 0; i < s.inputs; ++i)
+    if (!s.scalar[i]) slot[i] = arrays++;
   const std::string index = s.wide_index ? "long long" : "int";
   src += ", StridedParams" + std::string(s.wide_index ? "64<" : "32<") + std::to_string(s.ndim) + ", " +
          std::to_string(arrays) + "> p, " + index + " n) {\n";
   src += "  using I = " + index + ";\n";
-  src += "  const I i = static_cast<I>(blockIdx.x) * " + block + " + static_cast<I>(threadIdx.x);\n";
-  src += "  if (i >= n) return;\n";
-  src += "  I offset[" + std::to_string(arrays) + "];\n  offsets_of(i, p, offset);\n";
-  std::vector<int> slot(3, 0);
-  for (int i = 0, k = 1; i < s.inputs; ++i)
-    if (!s.scalar[i]) slot[i] = k++;
-  src += "  at_offset(out, offset[0]) = " +
-         call([&](int i) { return "at_offset(in" + std::to_string(i) + ", offset[" + std::to_string(slot[i]) + "])"; }) +
-         ";\n}\n";
+  src += "  constexpr int V = " + v + ", U = " + u + ";\n";
+  src += "  const I positions = n / V;\n";
+  src += "  const I first = static_cast<I>(blockIdx.x) * (" + block + " * U) + static_cast<I>(threadIdx.x);\n";
+  src += "  I offset[U][" + std::to_string(arrays) + "];\n";
+  const auto broadcast = [&](int i) { return s.vector > 1 && s.broadcast_inner[i]; };
+  for (int i = 0; i < s.inputs; ++i) {
+    if (s.scalar[i]) continue;
+    const std::string n = std::to_string(i);
+    src += broadcast(i) ? "  In" + n + " a" + n + "[U];\n" : "  Vec<In" + n + ", V> a" + n + "[U];\n";
+  }
+  src += "#pragma unroll\n  for (int u = 0; u < U; ++u) {\n";
+  src += "    const I at = first + static_cast<I>(u) * " + block + ";\n";
+  src += "    if (at < positions) {\n      offsets_of(at * V, p, offset[u]);\n";
+  for (int i = 0; i < s.inputs; ++i) {
+    if (s.scalar[i]) continue;
+    const std::string n = std::to_string(i), where = "offset[u][" + std::to_string(slot[i]) + "]";
+    const std::string base = broadcast(i) ? "in" + n : "reinterpret_cast<const Vec<In" + n + ", V>*>(in" + n + ")";
+    src += "      a" + n + "[u] = at_offset(" + base + ", " + where + ");\n";
+  }
+  src += "    }\n  }\n";
+  src += "#pragma unroll\n  for (int u = 0; u < U; ++u) {\n";
+  src += "    if (first + static_cast<I>(u) * " + block + " < positions) {\n      Vec<Out, V> r;\n";
+  src += "#pragma unroll\n      for (int k = 0; k < V; ++k) r.v[k] = " +
+         call([&](int i) { return "a" + std::to_string(i) + (broadcast(i) ? "[u]" : "[u].v[k]"); }) + ";\n";
+  src += "      at_offset(reinterpret_cast<Vec<Out, V>*>(out), offset[u][0]) = r;\n    }\n  }\n}\n";
   return src;
 }
 
@@ -191,6 +228,47 @@ int64_t max_offset(const Iteration& it) {
 
 constexpr int kMaxStridedDims = 8;
 
+// The strided kernel's elements per position: as many (up to 16 bytes of the largest item) as the innermost
+// dimension's extent and the alignment of the data and the outer strides allow, where the output is
+// contiguous along it and every array input contiguous or broadcast (stride 0) there; else 1. When above
+// 1, sets broadcast[i] for the inputs broadcast along it.
+int inner_vector(const Iteration& it, const cu::CUdeviceptr* pointers, const ElementwiseSpec& spec, int count,
+                 bool* broadcast) {
+  if (it.ndim == 0) return 1;
+  bool along[3] = {};
+  const int inner = it.ndim - 1;
+  int64_t item[kMaxOperands];  // 0: a scalar or an input broadcast along the innermost dimension
+  item[0] = static_cast<int64_t>(itemsize(spec.out));
+  int64_t largest = item[0];
+  if (it.strides[0][inner] != item[0]) return 1;
+  for (int k = 1; k <= count; ++k) {
+    item[k] = spec.scalar[k - 1] ? 0 : static_cast<int64_t>(itemsize(spec.in[k - 1]));
+    if (item[k] == 0) continue;
+    if (it.strides[k][inner] == 0) {
+      along[k - 1] = true;
+      item[k] = 0;
+    } else if (it.strides[k][inner] != item[k]) {
+      return 1;
+    }
+    largest = std::max(largest, item[k]);
+  }
+  const auto fits = [&](int64_t vector) {
+    if (it.shape[inner] % vector != 0) return false;
+    for (int k = 0; k <= count; ++k) {
+      if (item[k] == 0) continue;
+      const int64_t bytes = vector * item[k];
+      if (pointers[k] % bytes != 0) return false;
+      for (int d = 0; d < inner; ++d)
+        if (it.strides[k][d] % bytes != 0) return false;
+    }
+    return true;
+  };
+  int64_t vector = 16 / largest;
+  while (vector > 1 && !fits(vector)) vector /= 2;
+  if (vector > 1) std::copy(along, along + 3, broadcast);
+  return static_cast<int>(vector);
+}
+
 }  // namespace
 
 void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, const Array& out, const CustomLoop* custom) {
@@ -234,7 +312,9 @@ void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, c
                      std::to_string(it.ndim));
     spec.layout = LayoutClass::Strided;
     spec.ndim = std::max(it.ndim, 1);
-    spec.wide_index = n > INT32_MAX || max_offset(it) > INT32_MAX;
+    spec.vector = inner_vector(it, pointers, spec, count, spec.broadcast_inner);
+    // The thread's first position and those a block apart stay below 2^31 - 1 as well as the offsets.
+    spec.wide_index = n > INT32_MAX - int64_t(kElementwiseBlock) * kElementwiseUnroll || max_offset(it) > INT32_MAX;
   }
   const int device = out.device();
   Kernel& kernel = kernel_cache().get(spec.key(), device, kElementwiseKernelName,
@@ -258,7 +338,7 @@ void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, c
   if (spec.layout == LayoutClass::Contiguous) {
     const long long size = n;
     args.add(&size, sizeof size, alignof(long long), "the size");
-    const int64_t per_block = int64_t(kElementwiseBlock) * kContiguousUnroll * spec.vector;
+    const int64_t per_block = int64_t(kElementwiseBlock) * kElementwiseUnroll * spec.vector;
     grid.x = static_cast<unsigned>((n + per_block - 1) / per_block);
   } else {
     // StridedParams32/64<N, K> (ops/runtime/elementwise_cuda.h): the extents (as dividers in 32-bit), then
@@ -292,7 +372,8 @@ void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, c
       const int32_t size = static_cast<int32_t>(n);
       args.add(&size, sizeof size, alignof(int32_t), "the size");
     }
-    grid.x = static_cast<unsigned>((n + kElementwiseBlock - 1) / kElementwiseBlock);
+    const int64_t per_block = int64_t(kElementwiseBlock) * kElementwiseUnroll * spec.vector;  // n % vector == 0
+    grid.x = static_cast<unsigned>((n + per_block - 1) / per_block);
   }
   args.finish();
   kernel.launch(grid, block, args, 0, nullptr);

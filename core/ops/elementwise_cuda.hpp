@@ -31,7 +31,9 @@ struct ElementwiseSpec {
   DType loop[3] = {};
   bool scalar[3] = {};   // a kernel parameter in loop[i]'s type instead of an array
   LayoutClass layout = LayoutClass::Contiguous;
-  int vector = 1;        // contiguous: elements per load/store (16 bytes over the largest item, or 1)
+  int vector = 1;        // elements per load/store (up to 16 bytes): contiguous, of every operand; strided,
+                         // along the innermost dimension, of the output and each input not broadcast along it
+  bool broadcast_inner[3] = {};  // strided with vector > 1: the array input's innermost stride is 0
   int ndim = 1;          // strided: dimensions after collapsing
   bool wide_index = false;  // strided: 64-bit index math
 
@@ -40,7 +42,7 @@ struct ElementwiseSpec {
 
 constexpr const char* kElementwiseKernelName = "jiasu_elementwise";
 constexpr int kElementwiseBlock = 256;
-constexpr int kContiguousUnroll = 4;  // vectors per thread
+constexpr int kElementwiseUnroll = 4;  // vectors per thread (strided: positions, each of `vector` elements)
 
 // The kernel's complete CUDA C++ translation unit (runtime header included).
 std::string elementwise_cuda_source(const ElementwiseSpec& spec);

@@ -3,6 +3,7 @@
 // engine's kernel cache (ops/elementwise_cuda.hpp).
 #include "ops/reduce_cuda.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -74,6 +75,7 @@ uint64_t cache_key(const ReduceKernelKey& key) {
   k = k << 3 | static_cast<uint64_t>(key.kind);
   k = k << 4 | static_cast<uint64_t>(key.finish);
   k = k << 4 | static_cast<uint64_t>(key.elem);
+  k = k << 5 | static_cast<uint64_t>(key.vector);
   return k;
 }
 
@@ -126,6 +128,26 @@ void split(int64_t groups, int64_t count, int64_t min_chunk, int64_t multiple, i
   p.chunk = chunk;
 }
 
+// Columns: how many neighbouring results a thread takes, read in one load of up to 16 bytes: as many as the
+// alignment of the data, the row stride and the kept strides allows, and the tile's shared memory (16 KiB for
+// 8 groups of rows, at most 16 bytes a value) holds.
+int columns_vector(const ReduceLaunch& launch) {
+  const ReducePlan& plan = *launch.plan;
+  const int64_t size = static_cast<int64_t>(itemsize(launch.in_dtype));
+  const int64_t value_bytes = launch.op == ReduceOp::ArgMax || launch.op == ReduceOp::ArgMin ? 16 : 8;
+  const auto fits = [&](int64_t vector) {
+    const int64_t bytes = vector * size;
+    if (8 * 32 * vector * value_bytes > 16384 || plan.kept.back().size % vector != 0) return false;
+    if (reinterpret_cast<uintptr_t>(launch.in_data) % bytes != 0 || plan.reduced[0].stride % bytes != 0) return false;
+    for (size_t d = 0; d + 1 < plan.kept.size(); ++d)
+      if (plan.kept[d].stride % bytes != 0) return false;
+    return true;
+  };
+  int64_t vector = 16 / size;
+  while (vector > 1 && !fits(vector)) vector /= 2;
+  return static_cast<int>(vector);
+}
+
 // One pass over the elements into out (of out_dtype), finishing with `finish`.
 void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_dtype, int finish, int elem,
                  int device) {
@@ -133,16 +155,18 @@ void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_d
   const KernelKind kind = plan.kind == ReduceCase::Rows      ? KernelKind::Rows
                           : plan.kind == ReduceCase::Columns ? KernelKind::Columns
                                                              : KernelKind::Strided;
-  const ReduceKernelKey key{launch.op, launch.in_dtype, launch.acc, out_dtype, kind, finish, elem};
+  const int columns = kind == KernelKind::Columns ? columns_vector(launch) : 1;
+  const ReduceKernelKey key{launch.op, launch.in_dtype, launch.acc, out_dtype, kind, finish, elem, columns};
   if (kind == KernelKind::Strided) {
     run_kernel(key, p, grid_for(p.results), device);
     return;
   }
-  // Rows: a group is one result's run; Columns: a tile of 32 neighbouring results.
+  // Rows: a group is one result's run; Columns: a tile of `width` neighbouring results.
+  const int64_t width = kind == KernelKind::Rows ? 1 : 32 * columns;
   const int64_t groups = kind == KernelKind::Rows
                              ? plan.kept_count
-                             : plan.kept_count / plan.kept.back().size * ((plan.kept.back().size + 31) / 32);
-  const int64_t vector = 16 / static_cast<int64_t>(itemsize(launch.in_dtype));
+                             : plan.kept_count / plan.kept.back().size * ((plan.kept.back().size + width - 1) / width);
+  const int64_t vector = 16 / static_cast<int64_t>(itemsize(launch.in_dtype));  // Rows: elements per load
   const int64_t min_chunk = kind == KernelKind::Rows ? 16 * kBlock * vector : 64;
   int64_t resident = 1;  // only asked for when the elements are enough to split
   if (plan.reduced_count >= 2 * min_chunk)
@@ -153,7 +177,7 @@ void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_d
   std::optional<Array> scratch;  // held until the launch is queued; freed in stream order after it
   if (p.blocks_per_result > 1) {
     const int64_t value_bytes = launch.op == ReduceOp::ArgMax || launch.op == ReduceOp::ArgMin ? 16 : 8;
-    const int64_t partial_bytes = groups * p.blocks_per_result * value_bytes * (kind == KernelKind::Rows ? 1 : 32);
+    const int64_t partial_bytes = groups * p.blocks_per_result * value_bytes * width;
     scratch = Array::empty({partial_bytes + groups * 4}, DType::UInt8, device);
     const unsigned char zero = 0;
     scratch->view(Layout{{groups * 4}, {1}, partial_bytes, 1}).fill(&zero);
@@ -181,7 +205,8 @@ std::string reduce_kernel_name(const ReduceKernelKey& key) {
   std::string acc = acc_type(key.acc);
   for (char& c : acc) c = c == ' ' ? '_' : c;
   return std::string(kernel_function(key.kind)) + "_" + reduce_op_name(key.op) + "_" + info(key.in).name + "_" +
-         acc + "_" + info(key.out).name + "_f" + std::to_string(key.finish) + "_e" + std::to_string(key.elem);
+         acc + "_" + info(key.out).name + "_f" + std::to_string(key.finish) + "_e" + std::to_string(key.elem) +
+         "_v" + std::to_string(key.vector);
 }
 
 std::string reduce_cuda_source(const ReduceKernelKey& key) {
@@ -194,7 +219,8 @@ std::string reduce_cuda_source(const ReduceKernelKey& key) {
     source += in + ", " + acc + ", " + out + ">(params);\n}\n";
   else
     source += std::string(op_type(key.op)) + ", " + in + ", " + acc + ", " + out + ", " + std::to_string(key.finish) +
-              ", " + std::to_string(key.elem) + ">(params);\n}\n";
+              ", " + std::to_string(key.elem) +
+              (key.kind == KernelKind::Columns ? ", " + std::to_string(key.vector) : std::string()) + ">(params);\n}\n";
   return source;
 }
 

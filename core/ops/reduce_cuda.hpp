@@ -19,6 +19,7 @@ struct ReduceKernelKey {
   KernelKind kind;
   int finish = 0;  // reduce::Finish (not for cumsum)
   int elem = 0;    // reduce::Elem (not for cumsum)
+  int vector = 1;  // Columns: neighbouring results per thread, read in one load (1, 2, 4, 8 or 16)
 };
 
 std::string reduce_kernel_name(const ReduceKernelKey& key);

@@ -64,6 +64,34 @@ TEST_F(OpsNvrtc, StridedNarrowAndWide) {
   expect_compiles(s);
 }
 
+// Vectors along the innermost dimension: inputs contiguous there, broadcast there (one element per position),
+// scalars, conversions on the way in, both index widths.
+TEST_F(OpsNvrtc, StridedVectorised) {
+  ElementwiseSpec s = binary(Ufunc::Add, DType::Float32, DType::Float32, DType::Float32);
+  s.layout = LayoutClass::Strided;
+  s.ndim = 2;
+  s.vector = 4;
+  s.broadcast_inner[0] = true;
+  expect_compiles(s);
+  s.wide_index = true;
+  expect_compiles(s);
+  s = binary(Ufunc::Maximum, DType::Int8, DType::Int16, DType::Int16);
+  s.layout = LayoutClass::Strided;
+  s.ndim = 3;
+  s.vector = 8;
+  s.broadcast_inner[1] = true;
+  expect_compiles(s);
+  ElementwiseSpec w;  // where(condition, x, scalar)
+  w.op = Ufunc::Where;
+  w.inputs = 3;
+  w.in[0] = w.loop[0] = DType::Bool;
+  w.in[1] = w.loop[1] = w.loop[2] = w.out = DType::Complex64;
+  w.scalar[2] = true;
+  w.layout = LayoutClass::Strided;
+  w.vector = 2;
+  expect_compiles(w);
+}
+
 TEST_F(OpsNvrtc, EveryOperationCompilesAtOneOfItsTypes) {
   for (int i = 0; i < kUfuncCount; ++i) {
     const UfuncInfo& u = info(static_cast<Ufunc>(i));

@@ -180,6 +180,10 @@ TEST(ReduceCuda, GeneratedSourcesCompile) {
       {ReduceOp::ArgMax, DType::Float64, AccType::Float64, DType::Int64, KernelKind::Columns, 1, 0},
       {ReduceOp::Std, DType::BFloat16, AccType::Float32, DType::BFloat16, KernelKind::Columns, 3, 1},
       {ReduceOp::All, DType::UInt8, AccType::Bool, DType::Bool, KernelKind::Columns, 0, 0},
+      {ReduceOp::Sum, DType::Float32, AccType::Float32, DType::Float32, KernelKind::Columns, 0, 0, 4},
+      {ReduceOp::Sum, DType::Int8, AccType::Int64, DType::Int64, KernelKind::Columns, 0, 0, 8},
+      {ReduceOp::ArgMin, DType::Float16, AccType::Float32, DType::Int64, KernelKind::Columns, 1, 0, 4},
+      {ReduceOp::Var, DType::Float64, AccType::Float64, DType::Float64, KernelKind::Columns, 2, 1, 2},
       {ReduceOp::Sum, DType::Int32, AccType::Int64, DType::Int64, KernelKind::Cumsum},
   };
   for (const ReduceKernelKey& key : keys) {

@@ -123,6 +123,51 @@ def test_large_rows_and_columns(shape, axis, op, rng):
     check(op, x, getattr(jiasu, op)(jiasu.asarray(x), axis=axis), axis=axis)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "float16", BF16, "float32", "float64"], ids=str)
+@pytest.mark.parametrize("op", ["sum", "max", "argmin", "var"])
+def test_column_reductions_at_every_alignment(op, dtype, rng):
+    """axis=0 reads several neighbouring columns in one load where the alignment of the data, of its rows and
+    of its width allows: whole rows, rows that start an element or two in, narrower widths, every other row;
+    with enough rows to be split between blocks."""
+    x = sample(rng, (3000, 168), dtype)
+    a = jiasu.asarray(x)
+    for index in (np.s_[:, :], np.s_[:, :160], np.s_[:, 1:129], np.s_[:, 2:], np.s_[::2, :144], np.s_[:, 4:44]):
+        check(op, x[index], getattr(jiasu, op)(a[index], axis=0), axis=0)
+
+
+@pytest.mark.parametrize("op", ["sum", "any", "all"])
+def test_boolean_column_reductions(op, rng):
+    x = sample(rng, (3000, 168), "bool")
+    x[:, :40] = True  # columns where all() holds
+    a = jiasu.asarray(x)
+    for index in (np.s_[:, :], np.s_[:, 3:131], np.s_[::3, 16:]):
+        check(op, x[index], getattr(jiasu, op)(a[index], axis=0), axis=0)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "float64"])
+@pytest.mark.parametrize("op", ["sum", "var", "argmax"])
+def test_column_reductions_with_several_kept_dimensions(op, dtype, rng):
+    x = sample(rng, (5, 700, 48), dtype)
+    a = jiasu.asarray(x)
+    for index in (np.s_[...], np.s_[:, :, 8:40], np.s_[::-1, :, 16:]):
+        check(op, x[index], getattr(jiasu, op)(a[index], axis=1), axis=1)
+
+
+@pytest.mark.parametrize("op", ["sum", "argmin"])
+def test_column_tiles_with_a_partial_last_one(op, rng):
+    x = sample(rng, (2000, 1000), "int8")
+    check(op, x, getattr(jiasu, op)(jiasu.asarray(x), axis=0), axis=0)
+
+
+def test_column_statistics_into_strided_out_and_keepdims(rng):
+    x = sample(rng, (3000, 64), "float32")
+    out = jiasu.zeros(128, dtype=np.float32)[::2]
+    jiasu.var(jiasu.asarray(x), axis=0, out=out)
+    np.testing.assert_allclose(out.get(), x.astype(np.float64).var(axis=0), rtol=1e-4)
+    y = sample(rng, (3000, 168), "float32")
+    check("std", y, jiasu.std(jiasu.asarray(y), axis=0, keepdims=True), axis=0, keepdims=True)
+
+
 @pytest.mark.parametrize("in_dtype,dtype", [("int8", "int8"), ("int32", "float32"), ("float64", "float32"),
                                              ("uint8", "int16"), ("bool", "int32"), ("float16", "float64"),
                                              ("float32", "float64"), ("int64", "uint64")])

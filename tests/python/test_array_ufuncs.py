@@ -198,6 +198,69 @@ def test_non_contiguous_views(view, rng):
                                rtol=1e-6)
 
 
+VECTOR_DTYPES = [np.bool_, np.int8, np.int16, np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64,
+                 np.complex128]
+
+
+def values(rng, dtype, shape):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if dtype == ml_dtypes.bfloat16:
+        return rng.standard_normal(shape).astype(dtype)
+    return sample(rng, dtype, int(np.prod(shape))).reshape(shape)
+
+
+def expect_close(actual, expected):
+    """bfloat16 (which NumPy only knows through ml_dtypes) to its precision; other dtypes as assert_matches."""
+    if expected.dtype == ml_dtypes.bfloat16:
+        assert actual.dtype == expected.dtype
+        np.testing.assert_allclose(actual.get().astype(np.float32), expected.astype(np.float32), rtol=1e-2, atol=1e-2)
+    else:
+        assert_matches(actual, expected)
+
+
+@pytest.mark.parametrize("dtype", VECTOR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_broadcast_rows_at_every_alignment(dtype, rng):
+    """A column plus rows: on the GPU, up to 16 bytes of neighbouring elements per load and store where the
+    row's address and width allow, fewer where not (rows that start 0, 1, 2, 4 or 8 elements in); into a
+    new array and into a view of a wider one, whose margins stay as they were."""
+    col, row = values(rng, dtype, (33, 1)), values(rng, dtype, (1, 104))
+    jc, jr = jiasu.asarray(col), jiasu.asarray(row)
+    for k in (0, 1, 2, 4, 8):
+        expect_close(jc + jr[:, k:k + 96], col + row[:, k:k + 96])
+    big = values(rng, dtype, (33, 120))
+    jbig = jiasu.asarray(big)
+    jiasu.add(jc, jr[:, :96], out=jbig[:, 8:104])
+    big[:, 8:104] = col + row[:, :96]
+    expect_close(jbig, big)
+
+
+def test_broadcasts_in_more_dimensions_in_place_and_fills(rng):
+    a, b = values(rng, np.int8, (4, 1, 64)), values(rng, np.int8, (5, 64))
+    expect_close(jiasu.asarray(a) + jiasu.asarray(b), a + b)
+    c, d = values(rng, np.float32, (2, 3, 1, 8)), values(rng, np.float32, (3, 5, 8))
+    expect_close(jiasu.asarray(c) * jiasu.asarray(d), c * d)
+    e, f = values(rng, np.float32, (3, 1000)), values(rng, np.float32, (3, 1))
+    expect_close(jiasu.asarray(e) - jiasu.asarray(f), e - f)  # 750 positions of 4: a block partly used
+    x, row = values(rng, np.float32, (512, 256)), values(rng, np.float32, (256,))
+    jx, jrow = jiasu.asarray(x), jiasu.asarray(row)
+    jx += jrow
+    x += row
+    jx[:, 4:132] *= jrow[4:132]
+    x[:, 4:132] *= row[4:132]
+    jx[:, 1:] += jx[:, :-1]  # overlapping: the values from before, as NumPy
+    x[:, 1:] += x[:, :-1]
+    expect_close(jx, x)
+    for dtype, value in ((np.int8, 5), (np.float16, 1.5)):
+        z, expected = jiasu.zeros((16, 12), dtype), np.zeros((16, 12), dtype)
+        z[:, 4:12] = value
+        expected[:, 4:12] = value
+        expect_close(z, expected)
+    condition, y = rng.random((64, 1)) < 0.5, values(rng, np.float32, (64, 128))
+    expect_close(jiasu.where(jiasu.asarray(condition), jiasu.asarray(y), 0.5), np.where(condition, y, 0.5))
+
+
 def test_out(rng):
     a = sample(rng, np.int8)
     b = sample(rng, np.int8)

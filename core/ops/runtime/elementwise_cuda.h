@@ -13,8 +13,9 @@
 
 namespace jiasu::ufunc {
 
-// N elements of T moved as one aligned load or store (N * sizeof(T) is at most 16 bytes).
-template <typename T, int N> struct alignas(sizeof(T) * N) Vec { T v[N]; };
+// N elements of T moved as one aligned load or store (N * sizeof(T) is at most 16 bytes). One element keeps
+// T's own alignment: a complex element (8 or 16 bytes) need only be aligned as its parts are.
+template <typename T, int N> struct alignas(N == 1 ? alignof(T) : sizeof(T) * N) Vec { T v[N]; };
 
 // Division by a run-time divisor through a multiply and a shift (Granlund and Montgomery's method, as
 // PyTorch's IntDivider), for dividends and divisors below 2^31: the strided path's index arithmetic.

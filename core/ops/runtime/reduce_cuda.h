@@ -2,12 +2,14 @@
 // (ops/reduce_cuda.cpp) and compiled by NVRTC; embedded in the core as reduce_cuda. The accumulator
 // operations are those of ops/runtime/reduce.h, which the CPU backend uses too.
 //   rows_kernel     Rows: the blocks of a run take its tiles in turn, with 16-byte loads, several
-//                   accumulators per thread, then warp shuffles and shared memory. A run shared by several blocks (a full reduction,
-//                   or few long rows) is finished in the same launch by the last of its blocks to arrive,
-//                   which combines the blocks' partials in a fixed order (deterministic).
-//   columns_kernel  Columns: a block per tile of 32 neighbouring results (a warp reads 32 neighbouring
-//                   elements of a row) times 8 groups of rows, 4 loads in flight per thread; a reduced
-//                   dimension split between blocks is finished by the last of them, as for rows.
+//                   accumulators per thread, then warp shuffles and shared memory. A run shared by several
+//                   blocks (a full reduction, or few long rows) is finished in the same launch by the last
+//                   of its blocks to arrive, which combines the blocks' partials in a fixed order
+//                   (deterministic).
+//   columns_kernel  Columns: a block per tile of 32 x kVector neighbouring results (a thread reads kVector
+//                   neighbouring elements of a row in one load, up to 16 bytes, where the host found them
+//                   aligned) times 8 groups of rows, 4 loads in flight per thread; a reduced dimension split
+//                   between blocks is finished by the last of them, as for rows.
 //   strided_kernel  Strided: a thread per result.
 //   cumsum_kernel   a thread per kept position, summing along the reduced dimensions in C order.
 #pragma once
@@ -175,54 +177,69 @@ __device__ void rows_kernel(const KernelParams& p) {
   }
 }
 
-template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem>
+template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem, int kVector>
 __device__ void columns_kernel(const KernelParams& p) {
   using V = Value<Op, A>;
   constexpr int kLanes = 32, kGroups = 8, kUnroll = 4;  // blockDim.x == kLanes * kGroups
+  constexpr int kWidth = kLanes * kVector;              // the columns of a tile
+  static_assert(sizeof(V) * kGroups * kWidth <= 16384, "the host keeps the tile's shared memory within 16 KiB");
+  struct alignas(sizeof(In) * kVector) Vector { In x[kVector]; };
   const long long inner = p.kept.size[p.kept.ndim - 1];
-  const long long tiles_per_row = (inner + kLanes - 1) / kLanes;
+  const long long out_step = p.kept.out_stride[p.kept.ndim - 1];
+  const long long tiles_per_row = (inner + kWidth - 1) / kWidth;
   // Part-major: the blocks running at one time take neighbouring tiles of the same rows.
   const long long tiles = gridDim.x / p.blocks_per_result;
   const long long tile = blockIdx.x % tiles, part = blockIdx.x / tiles;
   const int lane = threadIdx.x % kLanes, group = threadIdx.x / kLanes;
-  const long long column = (tile % tiles_per_row) * kLanes + lane;
+  // This thread's kVector neighbouring columns (inner is a multiple of kVector: all or none are there).
+  const long long column = (tile % tiles_per_row) * kWidth + lane * kVector;
   const long long result = (tile / tiles_per_row) * inner + column;
   const bool active = column < inner;
   long long out_offset = 0;
   const char* base = reinterpret_cast<const char*>(p.in) + (active ? walk_offset(p.kept, result, &out_offset) : 0);
   const long long stride = p.reduced.stride[0];
-  const A mean = kElem == kSquaredDeviation && active ? reinterpret_cast<const A*>(p.means)[result] : A(0);
+  A mean[kVector];
+  for (int k = 0; k < kVector; ++k)
+    mean[k] = kElem == kSquaredDeviation && active ? reinterpret_cast<const A*>(p.means)[result + k] : A(0);
   const long long begin = part * p.chunk, end = begin + p.chunk < p.count ? begin + p.chunk : p.count;
 
-  V acc[kUnroll];
-  for (int u = 0; u < kUnroll; ++u) acc[u] = Op::template identity<A>();
+  V acc[kVector];
+  for (int k = 0; k < kVector; ++k) acc[k] = Op::template identity<A>();
   if (active) {
     long long r = begin + group;
     for (; r + (kUnroll - 1) * kGroups < end; r += kUnroll * kGroups) {
-      In x[kUnroll];
+      Vector x[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) x[u] = *reinterpret_cast<const In*>(base + (r + u * kGroups) * stride);
+      for (int u = 0; u < kUnroll; ++u) x[u] = *reinterpret_cast<const Vector*>(base + (r + u * kGroups) * stride);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) acc[u] = Op::combine(acc[u], element<Op, A, kElem>(x[u], r + u * kGroups, mean));
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int k = 0; k < kVector; ++k)
+          acc[k] = Op::combine(acc[k], element<Op, A, kElem>(x[u].x[k], r + u * kGroups, mean[k]));
     }
-    for (; r < end; r += kGroups)
-      acc[0] = Op::combine(acc[0], element<Op, A, kElem>(*reinterpret_cast<const In*>(base + r * stride), r, mean));
+    for (; r < end; r += kGroups) {
+      const Vector x = *reinterpret_cast<const Vector*>(base + r * stride);
+#pragma unroll
+      for (int k = 0; k < kVector; ++k) acc[k] = Op::combine(acc[k], element<Op, A, kElem>(x.x[k], r, mean[k]));
+    }
   }
-  V v = Op::combine(Op::combine(acc[0], acc[1]), Op::combine(acc[2], acc[3]));
-  __shared__ V groups[kGroups][kLanes];
-  groups[group][lane] = v;
+  __shared__ V groups[kGroups][kWidth];  // [g][k * kLanes + lane]: a warp's stores fall in distinct banks
+  for (int k = 0; k < kVector; ++k) groups[group][k * kLanes + lane] = acc[k];
   __syncthreads();
   if (group == 0)
-    for (int g = 1; g < kGroups; ++g) v = Op::combine(v, groups[g][lane]);
+    for (int k = 0; k < kVector; ++k)
+      for (int g = 1; g < kGroups; ++g) acc[k] = Op::combine(acc[k], groups[g][k * kLanes + lane]);
   char* out = reinterpret_cast<char*>(p.out) + out_offset;
   if (p.blocks_per_result == 1) {
-    if (group == 0 && active) store<Out, kFinish>(out, v, p.divisor);
+    if (group == 0 && active)
+      for (int k = 0; k < kVector; ++k) store<Out, kFinish>(out + k * out_step, acc[k], p.divisor);
     return;
   }
-  V* partials = reinterpret_cast<V*>(p.partials) + tile * p.blocks_per_result * kLanes;
+  V* partials = reinterpret_cast<V*>(p.partials) + tile * p.blocks_per_result * kWidth + lane * kVector;
   unsigned* counter = reinterpret_cast<unsigned*>(p.counters) + tile;
   __shared__ bool last;
-  if (group == 0) partials[part * kLanes + lane] = v;
+  if (group == 0)
+    for (int k = 0; k < kVector; ++k) partials[part * kWidth + k] = acc[k];
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == p.blocks_per_result - 1;
@@ -230,9 +247,11 @@ __device__ void columns_kernel(const KernelParams& p) {
   if (!last) return;
   __threadfence();
   if (group == 0) {
-    V total = partials[lane];
-    for (long long b = 1; b < p.blocks_per_result; ++b) total = Op::combine(total, partials[b * kLanes + lane]);
-    if (active) store<Out, kFinish>(out, total, p.divisor);
+    for (int k = 0; k < kVector; ++k) {
+      V total = partials[k];
+      for (long long b = 1; b < p.blocks_per_result; ++b) total = Op::combine(total, partials[b * kWidth + k]);
+      if (active) store<Out, kFinish>(out + k * out_step, total, p.divisor);
+    }
     if (lane == 0) *counter = 0;  // ready for the next launch
   }
 }
