@@ -148,11 +148,12 @@ const CustomLoop& UserFunction::init_loop(const Scalar& init, DType folded, bool
   return compiled(dtypes, 2, cuda).loop;
 }
 
-void UserFunction::prepare_reduce(DType dtype, bool cuda, const std::optional<Scalar>& init) {
+DType UserFunction::prepare_reduce(DType dtype, bool cuda, const std::optional<Scalar>& init) {
   if (arity_ != 2)
     throw BadArgument("@jiasu.reduce needs a function of two parameters; " + name_ + " has " + std::to_string(arity_));
   const DType folded = fold_dtype(dtype, cuda);
   if (init) init_loop(*init, folded, cuda);
+  return folded;
 }
 
 // x (kept..., n) of f's settled type: f of neighbouring pairs, level by level, to (kept..., 1).
@@ -205,8 +206,7 @@ Array UserFunction::reduce(const Array& a, const std::vector<int64_t>& axes, boo
   flat = kept;
   flat.push_back(count);
   const bool cuda = !a.on_host();
-  prepare_reduce(a.dtype(), cuda, init);
-  const DType folded = fold_dtype(a.dtype(), cuda);
+  const DType folded = prepare_reduce(a.dtype(), cuda, init);
   auto reduced_values = [&] {
     if (count == 0) {
       if (!init) throw BadValue("zero-size array to reduction operation " + name_ + " which has no identity");

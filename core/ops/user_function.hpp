@@ -44,8 +44,8 @@ class UserFunction {
   // (the first t, from a's dtype, with f(t, t) of type t; a is converted to it first when it differs), whatever
   // the length. An empty reduction gives `init` (in the type of f(init, t)), and is a BadValue without one.
   // keepdims keeps the reduced axes with size 1. prepare_reduce() first compiles every loop it uses (the GIL
-  // rule of loop_for); reduce() calls it too.
-  void prepare_reduce(DType dtype, bool cuda, const std::optional<Scalar>& init);
+  // rule of loop_for) and gives the fold's type; reduce() calls it too.
+  DType prepare_reduce(DType dtype, bool cuda, const std::optional<Scalar>& init);
   Array reduce(const Array& a, const std::vector<int64_t>& axes, bool keepdims, const std::optional<Scalar>& init);
 
   // The loop's generated source for these input dtypes: CUDA (the device function) or host C++ (whole).
