@@ -112,6 +112,37 @@ A pairwise_lanes(const A* x, int64_t n) {
   return pairwise_runs<Op, A>(run, 0, n);
 }
 
+template <typename Op> struct extreme_of;  // the value operation of argmax and argmin
+template <> struct extreme_of<reduce::ArgMax> { using type = reduce::Max; };
+template <> struct extreme_of<reduce::ArgMin> { using type = reduce::Min; };
+template <typename Op, typename A>
+constexpr bool kArgLaneOp = (std::is_same_v<Op, reduce::ArgMax> || std::is_same_v<Op, reduce::ArgMin>) &&
+                            std::is_floating_point_v<A>;
+
+// The index of the first of x[0..n) for which hit() holds, which one does: looked for 64 elements at a time,
+// in a loop the compiler vectorises.
+template <typename A, typename Hit> int64_t first_hit(const A* x, int64_t n, const Hit& hit) {
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    int any = 0;
+    for (int k = 0; k < 64; ++k) any |= hit(x[i + k]);
+    if (any) break;
+  }
+  while (!hit(x[i])) ++i;
+  return i;
+}
+
+// argmax or argmin of n >= 1 contiguous floats whose first has index `first`: the extreme by pairwise_lanes
+// (SIMD), then the first element equal to it, or the first NaN when it is NaN (NumPy's first occurrence;
+// -0.0 and 0.0 are equal, as for NumPy). Two fast passes, the second stopping early, instead of one slow
+// pass of (value, index) pairs.
+template <typename Op, typename A>
+Indexed<A> arg_lanes(const A* x, int64_t n, int64_t first) {
+  const A m = pairwise_lanes<typename extreme_of<Op>::type, A>(x, n);
+  const int64_t i = m != m ? first_hit(x, n, [](A v) { return v != v; }) : first_hit(x, n, [m](A v) { return v == m; });
+  return Indexed<A>{m, first + i};
+}
+
 // The input byte offset (and the result's, in out_offset) of kept position `o`.
 inline int64_t kept_offset(const std::vector<ReduceDim>& kept, int64_t o, int64_t* out_offset = nullptr) {
   int64_t in = 0, out = 0;
@@ -127,7 +158,7 @@ inline int64_t kept_offset(const std::vector<ReduceDim>& kept, int64_t o, int64_
 
 // One result's elements whose outermost reduced index lies in [begin0, end0); elem(ptr, index) gives an
 // element's value from its address and its C-order index over the reduced dimensions.
-// kDirect: the elements are the accumulator type itself, loaded as they are.
+// kDirect: the elements are the accumulator type itself, loaded as they are (for argmax and argmin too).
 template <typename Op, typename A, int64_t kItem, bool kDirect, typename Elem>
 Value<Op, A> reduce_span(const char* p, const std::vector<ReduceDim>& dims, int64_t begin0, int64_t end0,
                          const Elem& elem) {
@@ -136,6 +167,8 @@ Value<Op, A> reduce_span(const char* p, const std::vector<ReduceDim>& dims, int6
   if (dims.size() == 1) {
     if constexpr (kDirect && kLaneOp<Op, A>)
       if (inner.stride == kItem) return pairwise_lanes<Op, A>(reinterpret_cast<const A*>(p) + begin0, end0 - begin0);
+    if constexpr (kDirect && kArgLaneOp<Op, A>)
+      if (inner.stride == kItem) return arg_lanes<Op, A>(reinterpret_cast<const A*>(p) + begin0, end0 - begin0, begin0);
     if (inner.stride == kItem)  // a compile-time stride: the loads vectorise
       return pairwise<Op, A>([&](int64_t i) { return elem(p + i * kItem, i); }, begin0, end0 - begin0);
     return pairwise<Op, A>([&](int64_t i) { return elem(p + i * inner.stride, i); }, begin0, end0 - begin0);
@@ -154,6 +187,12 @@ Value<Op, A> reduce_span(const char* p, const std::vector<ReduceDim>& dims, int6
     if constexpr (kDirect && kLaneOp<Op, A>) {
       if (inner.stride == kItem) {
         acc = Op::combine(acc, pairwise_lanes<Op, A>(reinterpret_cast<const A*>(row), inner.size));
+        continue;
+      }
+    }
+    if constexpr (kDirect && kArgLaneOp<Op, A>) {
+      if (inner.stride == kItem) {
+        acc = Op::combine(acc, arg_lanes<Op, A>(reinterpret_cast<const A*>(row), inner.size, base));
         continue;
       }
     }
@@ -275,9 +314,8 @@ void reduce_values(const ReduceLaunch& launch) {
         *launch.plan, in, results.get(), [](const char* x, int64_t, int64_t) { return widen<A>(load<In>(x)); });
     store_results(launch, results.get(), [](A v) { return v; });
   } else {
-    reduce_all<Op, A, sizeof(In), false>(*launch.plan, in, results.get(), [](const char* x, int64_t i, int64_t) {
-      return Indexed<A>{widen<A>(load<In>(x)), i};
-    });
+    const auto elem = [](const char* x, int64_t i, int64_t) { return Indexed<A>{widen<A>(load<In>(x)), i}; };
+    reduce_all<Op, A, sizeof(In), std::is_same_v<In, A>>(*launch.plan, in, results.get(), elem);
     store_results(launch, results.get(), [](Indexed<A> v) { return v.index; });
   }
 }

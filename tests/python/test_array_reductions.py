@@ -168,6 +168,28 @@ def test_column_statistics_into_strided_out_and_keepdims(rng):
     check("std", y, jiasu.std(jiasu.asarray(y), axis=0, keepdims=True), axis=0, keepdims=True)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+def test_arg_extremes_find_the_first_occurrence(op, dtype, rng):
+    """Long runs (split between threads on the CPU backend): the first of repeated extremes, the first NaN,
+    -0.0 beside 0.0 (equal, as for NumPy), and runs over several dimensions."""
+    x = rng.standard_normal(300007).astype(dtype)
+    extreme = x.max() + 1 if op == "argmax" else x.min() - 1
+    x[[70001, 70002, 250000]] = extreme
+    with_nan = x.copy()
+    with_nan[[123456, 200000]] = np.nan
+    signed_zeros = np.full(1000, -1.0 if op == "argmax" else 1.0, dtype)
+    signed_zeros[[500, 700]] = [-0.0, 0.0] if op == "argmax" else [0.0, -0.0]
+    for case in (x, x[:70001], x[70002:], with_nan, signed_zeros):
+        check(op, case, getattr(jiasu, op)(jiasu.asarray(case)))
+    grid = rng.standard_normal((3, 50, 2000)).astype(dtype)
+    grid[1, 7, 1499] = grid[2, 0, 3] = extreme
+    a = jiasu.asarray(grid)
+    for index in (np.s_[...], np.s_[:, :, :1500]):
+        check(op, grid[index], getattr(jiasu, op)(a[index]))
+        check(op, grid[index], getattr(jiasu, op)(a[index], axis=2), axis=2)
+
+
 @pytest.mark.parametrize("in_dtype,dtype", [("int8", "int8"), ("int32", "float32"), ("float64", "float32"),
                                              ("uint8", "int16"), ("bool", "int32"), ("float16", "float64"),
                                              ("float32", "float64"), ("int64", "uint64")])
