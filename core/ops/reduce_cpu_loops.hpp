@@ -6,7 +6,7 @@
 //     8 accumulators, halves above that), so float sums keep NumPy's accuracy; few results with many
 //     elements each split their outermost reduced dimension between threads.
 //   Columns: a tile of neighbouring results is accumulated together, one input row at a time, so every
-//     load is contiguous (NumPy's order for axis=0 of a C array).
+//     load is contiguous (NumPy's order for axis=0 of a C array); few tiles split their rows between threads.
 #pragma once
 
 #include <cmath>
@@ -30,7 +30,8 @@ WorkPool& reduce_pool();  // the threads of every reduction (reduce_cpu.cpp)
 void reduce_sums_on_host(const ReduceLaunch& launch);
 
 constexpr int64_t kParallelElements = 1 << 16;  // below this one thread does it all
-constexpr int64_t kColumnTile = 256;
+constexpr int64_t kColumnTile = 1024;    // results a column tile accumulates at most
+constexpr int64_t kMinColumnRows = 256;  // rows of a column tile's part, when rows are split
 
 template <typename Op, typename A> using Value = decltype(Op::template identity<A>());
 
@@ -222,27 +223,48 @@ void reduce_all(const ReducePlan& plan, const char* in, Value<Op, A>* results, c
   if (plan.kind == ReduceCase::Columns) {
     const ReduceDim& inner = kept.back();
     const ReduceDim& along = dims[0];
-    const int64_t tiles_per_row = (inner.size + kColumnTile - 1) / kColumnTile;
+    // A tile reads at most 4 KiB of each row (within a page, which the hardware prefetchers follow); when
+    // the tiles alone would leave threads idle, the rows are split between tasks too, each part's results
+    // combined afterwards in row order.
+    constexpr int64_t kTile = 4096 / kItem < kColumnTile ? 4096 / kItem : kColumnTile;
+    const int64_t tiles_per_row = (inner.size + kTile - 1) / kTile;
     const int64_t tiles = plan.kept_count / inner.size * tiles_per_row;
-    auto tile_task = [&](size_t t) {
-      const int64_t row = static_cast<int64_t>(t) / tiles_per_row;
-      const int64_t j0 = static_cast<int64_t>(t) % tiles_per_row * kColumnTile;
-      const int64_t width = inner.size - j0 < kColumnTile ? inner.size - j0 : kColumnTile;
+    int64_t per_part = along.size;
+    if (elements >= kParallelElements && tiles < threads * 4) {
+      const int64_t parts = (threads * 4 + tiles - 1) / tiles;
+      per_part = (along.size + parts - 1) / parts;
+      if (per_part < kMinColumnRows) per_part = kMinColumnRows;
+    }
+    const int64_t parts = (along.size + per_part - 1) / per_part;
+    std::unique_ptr<V[]> partial(parts > 1 ? new V[plan.kept_count * parts] : nullptr);
+    auto tile_task = [&](size_t task) {
+      const int64_t t = static_cast<int64_t>(task) % tiles, part = static_cast<int64_t>(task) / tiles;
+      const int64_t row = t / tiles_per_row;
+      const int64_t j0 = t % tiles_per_row * kTile;
+      const int64_t width = inner.size - j0 < kTile ? inner.size - j0 : kTile;
       const int64_t first = row * inner.size + j0;  // the tile's first result
+      const int64_t begin = part * per_part, end = begin + per_part < along.size ? begin + per_part : along.size;
       const char* p = in + kept_offset(kept, first);
-      V acc[kColumnTile];
+      V acc[kTile];
       for (int64_t j = 0; j < width; ++j) acc[j] = identity<Op, A>();
-      for (int64_t r = 0; r < along.size; ++r) {
+      for (int64_t r = begin; r < end; ++r) {
         const char* line = p + r * along.stride;
         for (int64_t j = 0; j < width; ++j) acc[j] = Op::combine(acc[j], elem(line + j * kItem, r, first + j));
       }
-      std::memcpy(static_cast<void*>(results + first), acc, sizeof(V) * width);
+      V* into = parts > 1 ? partial.get() + part * plan.kept_count : results;
+      std::memcpy(static_cast<void*>(into + first), acc, sizeof(V) * width);
     };
     if (elements < kParallelElements) {
       for (int64_t t = 0; t < tiles; ++t) tile_task(t);
     } else {
-      pool.run(tiles, tile_task);
+      pool.run(tiles * parts, tile_task);
     }
+    if (parts > 1)
+      for (int64_t o = 0; o < plan.kept_count; ++o) {
+        V acc = partial[o];
+        for (int64_t part = 1; part < parts; ++part) acc = Op::combine(acc, partial[part * plan.kept_count + o]);
+        results[o] = acc;
+      }
     return;
   }
 
