@@ -9,7 +9,8 @@
   sum0 / sum1     sum(axis=0) / sum(axis=1) of a (16384, 16384) float32, GB/s read
   max1 / argmax1  max / argmax along axis 1 of a (16384, 16384) float32, GB/s read
   small           a + b on 1000 float32, µs per call (dispatch cost; calls back to back)
-  cpu add / sum   the CPU backend on 2^24 float32 beside NumPy, GB/s (alone, without a GPU: --cpu)
+  cpu add / sum   the CPU backend on 2^24 float32 beside NumPy, GB/s (alone, without a GPU: --cpu); also
+                  sum(axis=0) of that as a square, and argmax
 Large cases: the median over reps of `inner` calls, timed with each library's own CUDA events.
 Every result is also checked against NumPy on a slice. A contender that lacks an operation is n/a, with the reason.
 
@@ -175,7 +176,10 @@ def run_cpu(jiasu, np, reps, quick):
     n = 1 << (22 if quick else 24)
     x = np.random.default_rng(2).random(n, dtype=np.float32)
     y = x[::-1].copy()
-    cases = {"cpu add": (lambda a, b: a + b, 12 * n), "cpu sum": (lambda a, b: a.sum(), 4 * n)}
+    side = 1 << (n.bit_length() // 2)  # a square of n elements
+    cases = {"cpu add": (lambda a, b: a + b, 12 * n), "cpu sum": (lambda a, b: a.sum(), 4 * n),
+             "cpu sum0": (lambda a, b: a.reshape(side, side).sum(axis=0), 4 * n),
+             "cpu argmax": (lambda a, b: a.argmax(), 4 * n)}
     results = {}
     for name, (op, nbytes) in cases.items():
         row = {}
