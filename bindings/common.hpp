@@ -17,6 +17,7 @@
 
 namespace jiasu::ops {
 struct Operand;
+struct Scalar;
 }
 
 namespace nb = nanobind;
@@ -168,6 +169,8 @@ constexpr int64_t kReleaseGilElements = 1 << 16;
 // (converted into `array`, which holds it while the operand is used), or a Python or NumPy scalar. False when it
 // is none of those; a NumPy array is a BadArgument (no hidden copies to the device).
 bool operand_from(nb::handle value, ops::Operand& operand, std::optional<Array>& array);
+// A Python or NumPy number as a scalar; else a BadArgument saying that `what` must be one.
+ops::Scalar number_from(nb::handle value, const std::string& what);
 
 // "numpy.ndarray", "torch.Tensor", ...: for error messages.
 inline std::string python_type_name(nb::handle obj) { return nb::type_name(obj.type()).c_str(); }

@@ -117,6 +117,14 @@ bool operand_from(nb::handle value, Operand& operand, std::optional<Array>& arra
   return false;
 }
 
+ops::Scalar number_from(nb::handle value, const std::string& what) {
+  Operand operand;
+  std::optional<Array> held;
+  if (!operand_from(value, operand, held) || operand.array)
+    throw BadArgument(what + " must be a Python or NumPy number, not " + python_type_name(value));
+  return operand.scalar;
+}
+
 namespace {
 
 int64_t work_size(const Operand* inputs, int count) {

@@ -51,13 +51,14 @@ std::optional<std::vector<int64_t>> axes_from(nb::handle axis, bool single) {
 }
 
 Array reduce_call(const std::string& name, const Array& a, nb::handle axis, nb::handle dtype, nb::handle out,
-                  bool keepdims, nb::handle ddof) {
+                  bool keepdims, nb::handle ddof, nb::handle initial = nb::none()) {
   ops::ReduceRequest request;
   request.op = op_from(name);
   request.axes = axes_from(axis, request.op == ReduceOp::ArgMax || request.op == ReduceOp::ArgMin);
   request.keepdims = keepdims;
   if (!dtype.is_none()) request.dtype = dtype_from_object(dtype);
   if (!ddof.is_none()) request.ddof = axis_from(ddof);
+  if (!initial.is_none()) request.initial = number_from(initial, "initial");
   std::optional<Array> out_array;
   if (!out.is_none()) {
     if (!nb::isinstance<Array>(out)) throw BadArgument("out= must be a jiasu.Array, not " + python_type_name(out));
@@ -81,19 +82,24 @@ Array cumsum_call(const Array& a, nb::handle axis, nb::handle dtype) {
 
 void bind_reductions(nb::module_& m) {
   m.def("_reduce", &reduce_call, nb::arg("op"), nb::arg("a"), nb::arg("axis").none(), nb::arg("dtype").none(),
-        nb::arg("out").none(), nb::arg("keepdims"), nb::arg("ddof").none());
+        nb::arg("out").none(), nb::arg("keepdims"), nb::arg("ddof").none(), nb::arg("initial").none() = nb::none());
   m.def("_cumsum", &cumsum_call, nb::arg("a"), nb::arg("axis").none(), nb::arg("dtype").none());
 
   // The methods, with NumPy's parameters for each.
   nb::handle array = nb::type<Array>();
   auto method = [&](const char* name, nb::object function) { nb::setattr(array, name, function); };
-  for (const char* name : {"sum", "prod", "mean"}) {
+  for (const char* name : {"sum", "prod"}) {
     const std::string op = name;
-    method(name, nb::cpp_function([op](const Array& a, nb::handle axis, nb::handle dtype, nb::handle out, bool keepdims) {
-      return reduce_call(op, a, axis, dtype, out, keepdims, nb::none());
+    method(name, nb::cpp_function([op](const Array& a, nb::handle axis, nb::handle dtype, nb::handle out, bool keepdims,
+                                       nb::handle initial) {
+      return reduce_call(op, a, axis, dtype, out, keepdims, nb::none(), initial);
     }, nb::scope(array), nb::name(name), nb::is_method(), nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
-       nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false));
+       nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false, nb::arg("initial").none() = nb::none()));
   }
+  method("mean", nb::cpp_function([](const Array& a, nb::handle axis, nb::handle dtype, nb::handle out, bool keepdims) {
+    return reduce_call("mean", a, axis, dtype, out, keepdims, nb::none());
+  }, nb::scope(array), nb::name("mean"), nb::is_method(), nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
+     nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false));
   for (const char* name : {"var", "std"}) {
     const std::string op = name;
     method(name, nb::cpp_function([op](const Array& a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle ddof,
@@ -101,7 +107,14 @@ void bind_reductions(nb::module_& m) {
        nb::scope(array), nb::name(name), nb::is_method(), nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
        nb::arg("out").none() = nb::none(), nb::arg("ddof").none() = 0, nb::arg("keepdims") = false));
   }
-  for (const char* name : {"max", "min", "argmax", "argmin", "any", "all"}) {
+  for (const char* name : {"max", "min"}) {
+    const std::string op = name;
+    method(name, nb::cpp_function([op](const Array& a, nb::handle axis, nb::handle out, bool keepdims, nb::handle initial) {
+      return reduce_call(op, a, axis, nb::none(), out, keepdims, nb::none(), initial);
+    }, nb::scope(array), nb::name(name), nb::is_method(), nb::arg("axis").none() = nb::none(), nb::arg("out").none() = nb::none(),
+       nb::arg("keepdims") = false, nb::arg("initial").none() = nb::none()));
+  }
+  for (const char* name : {"argmax", "argmin", "any", "all"}) {
     const std::string op = name;
     method(name, nb::cpp_function([op](const Array& a, nb::handle axis, nb::handle out, bool keepdims) {
       return reduce_call(op, a, axis, nb::none(), out, keepdims, nb::none());

@@ -34,14 +34,6 @@ PyType_Slot user_function_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(us
                                      {Py_tp_clear, reinterpret_cast<void*>(user_function_clear)},
                                      {0, nullptr}};
 
-ops::Scalar scalar_from(nb::handle value, const std::string& name) {
-  ops::Operand operand;
-  std::optional<Array> held;
-  if (!operand_from(value, operand, held) || operand.array)
-    throw BadArgument(name + ": init must be a Python or NumPy number, not " + python_type_name(value));
-  return operand.scalar;
-}
-
 nb::object call(UserFunction& f, nb::tuple args, nb::handle out) {
   const std::string& name = f.function.name();
   if (args.size() > 3)
@@ -74,7 +66,7 @@ nb::object call(UserFunction& f, nb::tuple args, nb::handle out) {
 
 Array reduce(UserFunction& f, const Array& a, const std::vector<int64_t>& axes, bool keepdims, nb::handle init) {
   std::optional<ops::Scalar> initial;
-  if (!init.is_none()) initial = scalar_from(init, f.function.name());
+  if (!init.is_none()) initial = number_from(init, f.function.name() + ": init");
   f.function.prepare_reduce(a.dtype(), !a.on_host(), initial);  // compiles with the GIL (see call)
   if (a.size() >= kReleaseGilElements) {
     nb::gil_scoped_release unlocked;

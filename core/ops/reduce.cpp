@@ -9,6 +9,17 @@ namespace jiasu::ops {
 namespace {
 
 bool is_arg(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
+
+// The elementwise operation that combines initial= with a result: the reduction's own, on two values.
+Ufunc combining_ufunc(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return Ufunc::Add;
+    case ReduceOp::Prod: return Ufunc::Multiply;
+    case ReduceOp::Max: return Ufunc::Maximum;
+    case ReduceOp::Min: return Ufunc::Minimum;
+    default: throw BadArgument(std::string("jiasu.") + reduce_op_name(op) + " takes no initial=");
+  }
+}
 bool takes_dtype(ReduceOp op) {
   return op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Mean || op == ReduceOp::Var ||
          op == ReduceOp::Std;
@@ -108,6 +119,12 @@ Array reduce(const Array& a, const ReduceRequest& request) {
   for (int64_t d = 0; d < a.ndim(); ++d)
     if (!reduced[d] || request.keepdims) shape.push_back(reduced[d] ? 1 : a.shape()[d]);
   if (request.out) check_out(a, *request.out, shape, result, op);
+  std::optional<Array> initial;  // 0-d, of the result's type
+  if (request.initial) {
+    combining_ufunc(op);  // refuses the operations that take none
+    initial = Array::empty({}, result, a.device());
+    assign(*initial, *request.initial);
+  }
   Array out = request.out ? *request.out : Array::empty(shape, result, a.device());
 
   Shape out_strides(a.ndim(), 0);
@@ -118,16 +135,26 @@ Array reduce(const Array& a, const ReduceRequest& request) {
   const ReducePlan plan = plan_reduction(a.layout(), reduced, out_strides);
   if (plan.reduced_count == 0 && plan.kept_count > 0) {
     if (is_arg(op)) throw BadValue(std::string("attempt to get ") + reduce_op_name(op) + " of an empty sequence");
-    if (op == ReduceOp::Max || op == ReduceOp::Min)
+    if ((op == ReduceOp::Max || op == ReduceOp::Min) && !initial)
       throw BadValue(std::string("zero-size array to reduction operation ") +
                      (op == ReduceOp::Max ? "maximum" : "minimum") + " which has no identity");
   }
   const auto in_use = a.memory()->hold(), out_in_use = out.memory()->hold();
   if (out.size() == 0) return out;
+  if (plan.reduced_count == 0 && initial && (op == ReduceOp::Max || op == ReduceOp::Min)) {
+    assign(out, *initial);
+    return out;
+  }
   const ReduceLaunch launch{op, a.dtype(), result, accumulator_of(op, a.dtype(), result), &plan,
                             reinterpret_cast<const void*>(a.data()), reinterpret_cast<void*>(out.data()),
                             request.ddof};
   run(launch, a.device(), false);
+  if (initial) {
+    Operand both[2];
+    both[0].array = &out;
+    both[1].array = &*initial;
+    apply(combining_ufunc(op), both, 2, &out);
+  }
   return out;
 }
 

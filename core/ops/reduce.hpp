@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "array/array.hpp"
+#include "ops/elementwise.hpp"
 #include "support/error.hpp"
 
 namespace jiasu::ops {
@@ -53,6 +54,9 @@ struct ReduceRequest {
   std::optional<DType> dtype;  // sum, prod, mean, var, std: the accumulator and result type
   int64_t ddof = 0;            // var, std
   const Array* out = nullptr;  // of the result's shape and type exactly
+  // sum, prod, max, min: NumPy's initial=, combined with every result (and the result of an empty max or min),
+  // converted to the result's type as an assignment would (a Python int out of its range: OverflowError).
+  std::optional<Scalar> initial;
 };
 
 // The result's type under NumPy's rules; throws BadArgument naming the operation and type when the

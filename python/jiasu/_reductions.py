@@ -15,20 +15,20 @@ def _array(a, op):
     return a
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
-    return _core._reduce("sum", _array(a, "sum"), axis, dtype, out, keepdims, None)
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):  # noqa: A001 (NumPy's name)
+    return _core._reduce("sum", _array(a, "sum"), axis, dtype, out, keepdims, None, initial)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims=False):
-    return _core._reduce("prod", _array(a, "prod"), axis, dtype, out, keepdims, None)
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+    return _core._reduce("prod", _array(a, "prod"), axis, dtype, out, keepdims, None, initial)
 
 
-def max(a, axis=None, out=None, keepdims=False):  # noqa: A001
-    return _core._reduce("max", _array(a, "max"), axis, None, out, keepdims, None)
+def max(a, axis=None, out=None, keepdims=False, initial=None):  # noqa: A001
+    return _core._reduce("max", _array(a, "max"), axis, None, out, keepdims, None, initial)
 
 
-def min(a, axis=None, out=None, keepdims=False):  # noqa: A001
-    return _core._reduce("min", _array(a, "min"), axis, None, out, keepdims, None)
+def min(a, axis=None, out=None, keepdims=False, initial=None):  # noqa: A001
+    return _core._reduce("min", _array(a, "min"), axis, None, out, keepdims, None, initial)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):

@@ -299,6 +299,42 @@ def test_type_errors_name_op_and_dtype(rng):
         jiasu.sum(np.ones(3))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "float16", "float32", "float64"])
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+def test_initial(op, dtype, rng):
+    x = sample(rng, (6, 7), dtype)
+    if op == "prod" and np.dtype(dtype).kind in "iu":
+        x = (x % 3).astype(dtype)
+    a = jiasu.asarray(x)
+    for initial in (3, 2.5, np.int16(4), True):
+        for axis in (None, 0, (0, 1)):
+            kw = dict(axis=axis, initial=initial)
+            check(op, x, getattr(jiasu, op)(a, **kw), **kw)
+            check(op, x, getattr(a, op)(**kw), **kw)
+            check(op, x, getattr(jiasu, op)(a, keepdims=True, **kw), keepdims=True, **kw)
+
+
+def test_initial_of_empty_reductions_nan_and_errors(rng):
+    empty = np.zeros((0, 3), np.float32)
+    e = jiasu.asarray(empty)
+    for op in ("max", "min", "sum", "prod"):
+        check(op, empty, getattr(jiasu, op)(e, axis=0, initial=-1.5), axis=0, initial=-1.5)
+        check(op, empty, getattr(jiasu, op)(e, initial=7), initial=7)
+    with_nan = np.array([np.nan, 1.0, 2.0])
+    check("max", with_nan, jiasu.max(jiasu.asarray(with_nan), initial=5.0), initial=5.0)
+    small = jiasu.asarray(np.array([1, 2], np.int8))
+    with pytest.raises(OverflowError, match="1000"):
+        jiasu.max(small, initial=1000)  # as NumPy: out of int8's range
+    assert jiasu.sum(small, initial=2**40).get() == 2**40 + 3  # the sum is int64
+    with pytest.raises(TypeError, match="initial must be a Python or NumPy number"):
+        jiasu.sum(small, initial=small)
+    with pytest.raises(TypeError, match="initial"):
+        small.mean(initial=1)
+    with pytest.raises(TypeError, match="jiasu.mean takes no initial="):
+        jiasu._core._reduce("mean", small, None, None, None, False, None, 1)
+    np.testing.assert_array_equal(np.add.reduce(jiasu.asarray(np.arange(4.0)), initial=10).get(), 16.0)
+
+
 def test_out_argument(rng):
     x = sample(rng, (5, 8), "float32")
     a = jiasu.asarray(x)
