@@ -135,16 +135,16 @@ Array reduce(const Array& a, const ReduceRequest& request) {
   const ReducePlan plan = plan_reduction(a.layout(), reduced, out_strides);
   if (plan.reduced_count == 0 && plan.kept_count > 0) {
     if (is_arg(op)) throw BadValue(std::string("attempt to get ") + reduce_op_name(op) + " of an empty sequence");
-    if ((op == ReduceOp::Max || op == ReduceOp::Min) && !initial)
-      throw BadValue(std::string("zero-size array to reduction operation ") +
-                     (op == ReduceOp::Max ? "maximum" : "minimum") + " which has no identity");
+    if (op == ReduceOp::Max || op == ReduceOp::Min) {
+      if (!initial)
+        throw BadValue(std::string("zero-size array to reduction operation ") +
+                       (op == ReduceOp::Max ? "maximum" : "minimum") + " which has no identity");
+      assign(out, *initial);
+      return out;
+    }
   }
   const auto in_use = a.memory()->hold(), out_in_use = out.memory()->hold();
   if (out.size() == 0) return out;
-  if (plan.reduced_count == 0 && initial && (op == ReduceOp::Max || op == ReduceOp::Min)) {
-    assign(out, *initial);
-    return out;
-  }
   const ReduceLaunch launch{op, a.dtype(), result, accumulator_of(op, a.dtype(), result), &plan,
                             reinterpret_cast<const void*>(a.data()), reinterpret_cast<void*>(out.data()),
                             request.ddof};

@@ -9,6 +9,7 @@
 //     load is contiguous (NumPy's order for axis=0 of a C array); few tiles split their rows between threads.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -231,9 +232,8 @@ void reduce_all(const ReducePlan& plan, const char* in, Value<Op, A>* results, c
     const int64_t tiles = plan.kept_count / inner.size * tiles_per_row;
     int64_t per_part = along.size;
     if (elements >= kParallelElements && tiles < threads * 4) {
-      const int64_t parts = (threads * 4 + tiles - 1) / tiles;
-      per_part = (along.size + parts - 1) / parts;
-      if (per_part < kMinColumnRows) per_part = kMinColumnRows;
+      const int64_t wanted = (threads * 4 + tiles - 1) / tiles;  // parts that keep every thread busy
+      per_part = std::max((along.size + wanted - 1) / wanted, kMinColumnRows);
     }
     const int64_t parts = (along.size + per_part - 1) / per_part;
     std::unique_ptr<V[]> partial(parts > 1 ? new V[plan.kept_count * parts] : nullptr);
