@@ -1,7 +1,6 @@
-// The CPU backend's reduction loops, shared by the files that instantiate them (reduce_cpu.cpp: max, min,
-// argmax, argmin, any, all and cumsum; reduce_cpu_sums.cpp: sum, prod, mean, var and std), so that the
-// many instantiations compile in parallel. Loops over the planned walk (ops/reduce.hpp), combining elements with the
-// accumulator operations of ops/runtime/reduce.h, on a pool of threads for large inputs.
+// The CPU backend's reduction loops, instantiated by reduce_cpu_part.cpp for each part of the input dtypes.
+// Loops over the planned walk (ops/reduce.hpp), combining elements with the accumulator operations of
+// ops/runtime/reduce.h, on a pool of threads for large inputs.
 //   Rows and Strided: each result reduces its elements pairwise (NumPy's scheme: runs of up to 128 with
 //     8 accumulators, halves above that), so float sums keep NumPy's accuracy; few results with many
 //     elements each split their outermost reduced dimension between threads.
@@ -27,8 +26,9 @@ using reduce::Indexed;
 
 WorkPool& reduce_pool();  // the threads of every reduction (reduce_cpu.cpp)
 
-// sum, prod, mean, var and std of any input and accumulator type (reduce_cpu_sums.cpp).
-void reduce_sums_on_host(const ReduceLaunch& launch);
+// Every reduction (and cumsum) of the input dtypes of one part (reduce_cpu_part.cpp, compiled once per part).
+template <int Part> void reduce_part(const ReduceLaunch& launch);
+template <int Part> void cumsum_part(const ReduceLaunch& launch);
 
 constexpr int64_t kParallelElements = 1 << 16;  // below this one thread does it all
 constexpr int64_t kColumnTile = 1024;    // results a column tile accumulates at most

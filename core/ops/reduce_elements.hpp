@@ -114,24 +114,45 @@ template <typename T> struct Tag {
   using type = T;
 };
 
-// Calls f(Tag<T>{}) with the C++ type of `dtype`; complex types are refused before a loop is chosen.
+// The input dtypes of the reduction loops and their C++ types; complex types are refused before a loop is
+// chosen.
+#define JIASU_REDUCE_ELEMENT_TYPES(X)                                                                      \
+  X(Bool, bool) X(Int8, int8_t) X(Int16, int16_t) X(Int32, int32_t) X(Int64, long long) X(UInt8, uint8_t) \
+  X(UInt16, uint16_t) X(UInt32, uint32_t) X(UInt64, unsigned long long) X(Float16, Half)                \
+  X(BFloat16, BFloat16) X(Float32, float) X(Float64, double)
+
+[[noreturn]] inline void refuse_reduction_dtype(DType dtype) {
+  throw BadArgument(std::string("jiasu: reductions do not support dtype ") + info(dtype).name);
+}
+
+// Calls f(Tag<T>{}) with the C++ type of `dtype`.
 template <typename F> void with_element_type(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::Bool: return f(Tag<bool>{});
-    case DType::Int8: return f(Tag<int8_t>{});
-    case DType::Int16: return f(Tag<int16_t>{});
-    case DType::Int32: return f(Tag<int32_t>{});
-    case DType::Int64: return f(Tag<long long>{});
-    case DType::UInt8: return f(Tag<uint8_t>{});
-    case DType::UInt16: return f(Tag<uint16_t>{});
-    case DType::UInt32: return f(Tag<uint32_t>{});
-    case DType::UInt64: return f(Tag<unsigned long long>{});
-    case DType::Float16: return f(Tag<Half>{});
-    case DType::BFloat16: return f(Tag<BFloat16>{});
-    case DType::Float32: return f(Tag<float>{});
-    case DType::Float64: return f(Tag<double>{});
-    default: throw BadArgument(std::string("jiasu: reductions do not support dtype ") + info(dtype).name);
+#define JIASU_ELEMENT_CASE(name, T) \
+  case DType::name: return f(Tag<T>{});
+    JIASU_REDUCE_ELEMENT_TYPES(JIASU_ELEMENT_CASE)
+#undef JIASU_ELEMENT_CASE
+    default: refuse_reduction_dtype(dtype);
   }
+}
+
+// The CPU loops of every input dtype would take minutes to compile in one file: the build compiles them in
+// JIASU_LOOP_PARTS parts (CMakeLists.txt), in parallel, each for the input dtypes of its part.
+constexpr int kLoopParts = JIASU_LOOP_PARTS;
+constexpr int loop_part(DType dtype) { return static_cast<int>(dtype) % kLoopParts; }
+
+// with_element_type for the input dtypes of one part: the others are not instantiated.
+template <int Part, typename F> void with_element_type_of_part(DType dtype, F&& f) {
+  switch (dtype) {
+#define JIASU_ELEMENT_CASE(name, T)                                  \
+  case DType::name:                                                  \
+    if constexpr (loop_part(DType::name) == Part) return f(Tag<T>{}); \
+    break;
+    JIASU_REDUCE_ELEMENT_TYPES(JIASU_ELEMENT_CASE)
+#undef JIASU_ELEMENT_CASE
+    default: refuse_reduction_dtype(dtype);
+  }
+  throw Error(std::string("jiasu: dtype ") + info(dtype).name + " reached another part's loops");
 }
 
 template <typename F> void with_accumulator_type(AccType acc, F&& f) {

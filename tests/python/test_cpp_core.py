@@ -14,6 +14,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -128,15 +129,28 @@ def test_cpp_unit_tests_pass(name):
     assert "100% tests passed" in result.stdout, report(result)
 
 
-# The CPU kernel suite, in a fresh interpreter (the installed jiasu, or the given module folder first on the path).
+# The CPU kernel suite, in fresh interpreters (the installed jiasu, or the given module folder first on the path):
+# one per four cores, each a share of the tests (JIASU_TEST_SHARD), since under the sanitizers each kernel takes
+# seconds to compile.
 def run_kernel_tests(env, package_folder=None):
     if package_folder:
         env["PYTHONPATH"] = os.pathsep.join([str(package_folder), env.get("PYTHONPATH", "")])
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", "cpu",
                str(REPO / "tests" / "python" / "kernels")]
-    result = run(command, REPO, TEST_TIMEOUT, env)
-    assert result.returncode == 0, "the CPU kernel tests failed\n" + report(result)
-    assert " passed" in result.stdout and " failed" not in result.stdout, report(result)
+    shards = max(1, (os.cpu_count() or 1) // 4)
+    processes = [subprocess.Popen(command, cwd=REPO, env=dict(env, JIASU_TEST_SHARD=f"{i}/{shards}"), text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for i in range(shards)]
+    deadline = time.monotonic() + TEST_TIMEOUT
+    try:
+        outputs = [p.communicate(timeout=max(1.0, deadline - time.monotonic()))[0] for p in processes]
+    except subprocess.TimeoutExpired:
+        for p in processes:
+            p.kill()
+        pytest.fail(f"{' '.join(command)} timed out after {TEST_TIMEOUT} s")
+    for i, (p, output) in enumerate(zip(processes, outputs)):
+        shown = f"$ JIASU_TEST_SHARD={i}/{shards} {' '.join(command)}\n{output[-20000:]}"
+        assert p.returncode == 0, "the CPU kernel tests failed\n" + shown
+        assert " passed" in output and " failed" not in output, shown
 
 
 def test_cpu_kernels_with_clang(tmp_path):
