@@ -7,7 +7,11 @@
 //               offsets from the linear index in 32-bit arithmetic when every offset fits, else 64-bit. Where
 //               the output and the inputs are contiguous or broadcast along the innermost dimension (a
 //               broadcast such as (4096, 1) + (1, 65536)), a position is a vector of elements along it, moved
-//               with aligned loads and stores as in the contiguous case.
+//               with aligned loads and stores as in the contiguous case;
+//   tiled       an input contiguous along the second-innermost dimension and strided along the innermost
+//               (a.T in a.T + b, the output contiguous): each block takes a 32 x 32 tile of the last two
+//               dimensions and reads that input's part along its contiguous dimension into shared memory,
+//               then every thread writes along the output's, so that both are coalesced; 64-bit offsets.
 #include "ops/elementwise_cuda.hpp"
 
 #include <algorithm>
@@ -65,16 +69,17 @@ uint64_t ElementwiseSpec::key() const {
     k = k << 4 | (used ? static_cast<uint64_t>(loop[i]) : 0);
   }
   k = k << 2 | static_cast<uint64_t>(inputs);
-  k = k << 1 | static_cast<uint64_t>(layout);
+  k = k << 2 | static_cast<uint64_t>(layout);
   k = k << 3 | static_cast<uint64_t>(log2_of(vector));
-  if (layout == LayoutClass::Strided) {
+  if (layout != LayoutClass::Contiguous) {
+    const bool* flags = layout == LayoutClass::Tiled ? tiled : broadcast_inner;
     k = k << 3 | static_cast<uint64_t>(ndim - 1);
     k = k << 1 | wide_index;
-    for (int i = 0; i < 3; ++i) k = k << 1 | (i < inputs && broadcast_inner[i]);
+    for (int i = 0; i < 3; ++i) k = k << 1 | (i < inputs && flags[i]);
   } else {
     k <<= 7;
   }
-  return k | (custom ? custom->id << 48 : 0);  // 6 + 4 + 24 + 2 + 1 + 3 + 7 = 47 bits, then a custom loop's id
+  return k | (custom ? custom->id << 48 : 0);  // 6 + 4 + 24 + 2 + 2 + 3 + 7 = 48 bits, then a custom loop's id
 }
 
 std::string elementwise_cuda_source(const ElementwiseSpec& s) {
@@ -132,13 +137,48 @@ std::string elementwise_cuda_source(const ElementwiseSpec& s) {
            call([](int i) { return "in" + std::to_string(i) + "[j]"; }) + ";\n    }\n  }\n}\n";
     return src;
   }
-  // Strided: each thread takes U positions a block apart, each of V elements along the innermost dimension
-  // (n is a multiple of V): their offsets and loads first, then the results. An input broadcast along the
-  // innermost dimension is one element per position.
   int arrays = 1;
   std::vector<int> slot(3, 0);
   for (int i = 0; i < s.inputs; ++i)
     if (!s.scalar[i]) slot[i] = arrays++;
+  if (s.layout == LayoutClass::Tiled) {
+    const std::string dims = std::to_string(s.ndim), tile = std::to_string(kElementwiseTile);
+    src += ", StridedParams64<" + dims + ", " + std::to_string(arrays) + "> p) {\n";
+    src += "  constexpr int N = " + dims + ", T = " + tile + ", R = " + block + " / T;\n";
+    src += "  const long long rows = p.shape[N - 2], cols = p.shape[N - 1];\n";
+    src += "  const long long col_tiles = (cols + T - 1) / T, row_tiles = (rows + T - 1) / T;\n";
+    src += "  long long b = blockIdx.x;\n";
+    src += "  const long long c0 = b % col_tiles * T;\n  b /= col_tiles;\n";
+    src += "  const long long r0 = b % row_tiles * T;\n  b /= row_tiles;\n";
+    src += "  long long base[" + std::to_string(arrays) + "];\n  outer_offsets_of(b, p, base);\n";
+    src += "  const int tx = threadIdx.x % T, ty = threadIdx.x / T;\n";
+    const auto at = [&](int i, const std::string& r, const std::string& c) {
+      const std::string k = std::to_string(slot[i]), n = std::to_string(i);
+      return "at_offset(in" + n + ", base[" + k + "] + " + r + " * p.strides[" + k + "][N - 2] + " + c + " * p.strides[" + k +
+             "][N - 1])";
+    };
+    for (int i = 0; i < s.inputs; ++i) {
+      if (s.scalar[i] || !s.tiled[i]) continue;
+      const std::string n = std::to_string(i);
+      // Raw storage: an element type need not be trivially constructible for __shared__.
+      src += "  __shared__ alignas(16) unsigned char bytes" + n + "[T * (T + 1) * sizeof(In" + n + ")];\n";
+      src += "  In" + n + " (&t" + n + ")[T][T + 1] = *reinterpret_cast<In" + n + " (*)[T][T + 1]>(bytes" + n + ");\n";
+      src += "  for (int j = ty; j < T; j += R) {\n";
+      src += "    const long long r = r0 + tx, c = c0 + j;\n";
+      src += "    if (r < rows && c < cols) t" + n + "[j][tx] = " + at(i, "r", "c") + ";\n  }\n";
+    }
+    src += "  __syncthreads();\n";
+    src += "  for (int j = ty; j < T; j += R) {\n";
+    src += "    const long long r = r0 + j, c = c0 + tx;\n";
+    src += "    if (r < rows && c < cols)\n";
+    src += "      at_offset(out, base[0] + r * p.strides[0][N - 2] + c * p.strides[0][N - 1]) = " +
+           call([&](int i) { return s.tiled[i] ? "t" + std::to_string(i) + "[tx][j]" : at(i, "r", "c"); }) + ";\n";
+    src += "  }\n}\n";
+    return src;
+  }
+  // Strided: each thread takes U positions a block apart, each of V elements along the innermost dimension
+  // (n is a multiple of V): their offsets and loads first, then the results. An input broadcast along the
+  // innermost dimension is one element per position.
   const std::string index = s.wide_index ? "long long" : "int";
   src += ", StridedParams" + std::string(s.wide_index ? "64<" : "32<") + std::to_string(s.ndim) + ", " +
          std::to_string(arrays) + "> p, " + index + " n) {\n";
@@ -269,6 +309,34 @@ int inner_vector(const Iteration& it, const cu::CUdeviceptr* pointers, const Ele
   return static_cast<int>(vector);
 }
 
+// The tiled path's inputs: where the output is contiguous along the innermost dimension and an array input
+// is contiguous along the second-innermost but strided along the innermost (a transposed operand), sets
+// tiled[i] for each such input and returns true. Both of the tile's dimensions must be long enough to fill
+// most of a tile, and the inputs' tiles must fit in a block's static shared memory.
+bool tiled_inputs(const Iteration& it, const ElementwiseSpec& spec, int count, bool* tiled) {
+  if (it.ndim < 2) return false;
+  const int inner = it.ndim - 1, second = it.ndim - 2;
+  if (it.shape[inner] < kElementwiseTile / 2 || it.shape[second] < kElementwiseTile / 2) return false;
+  if (it.strides[0][inner] != static_cast<int64_t>(itemsize(spec.out))) return false;
+  bool found[3] = {};
+  int64_t shared = 0;
+  for (int i = 0; i < count; ++i) {
+    if (spec.scalar[i]) continue;
+    const int64_t item = static_cast<int64_t>(itemsize(spec.in[i]));
+    const int64_t along = it.strides[i + 1][inner];
+    if (it.strides[i + 1][second] == item && along != item && along != 0) {
+      found[i] = true;
+      shared += item * kElementwiseTile * (kElementwiseTile + 1);
+    }
+  }
+  const int64_t tiles = (it.shape[inner] + kElementwiseTile - 1) / kElementwiseTile *
+                        ((it.shape[second] + kElementwiseTile - 1) / kElementwiseTile) *
+                        (it.size / (it.shape[inner] * it.shape[second]));
+  if (shared == 0 || shared > 48 * 1024 || tiles > INT32_MAX) return false;
+  std::copy(found, found + 3, tiled);
+  return true;
+}
+
 }  // namespace
 
 void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, const Array& out, const CustomLoop* custom) {
@@ -310,11 +378,15 @@ void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, c
     if (it.ndim > kMaxStridedDims)
       throw BadValue("jiasu's GPU loops take at most 8 dimensions that do not merge; this call has " +
                      std::to_string(it.ndim));
-    spec.layout = LayoutClass::Strided;
     spec.ndim = std::max(it.ndim, 1);
-    spec.vector = inner_vector(it, pointers, spec, count, spec.broadcast_inner);
-    // The thread's first position and those a block apart stay below 2^31 - 1 as well as the offsets.
-    spec.wide_index = n > INT32_MAX - int64_t(kElementwiseBlock) * kElementwiseUnroll || max_offset(it) > INT32_MAX;
+    if (tiled_inputs(it, spec, count, spec.tiled)) {
+      spec.layout = LayoutClass::Tiled;
+    } else {
+      spec.layout = LayoutClass::Strided;
+      spec.vector = inner_vector(it, pointers, spec, count, spec.broadcast_inner);
+      // The thread's first position and those a block apart stay below 2^31 - 1 as well as the offsets.
+      spec.wide_index = n > INT32_MAX - int64_t(kElementwiseBlock) * kElementwiseUnroll || max_offset(it) > INT32_MAX;
+    }
   }
   const int device = out.device();
   Kernel& kernel = kernel_cache().get(spec.key(), device, kElementwiseKernelName,
@@ -341,8 +413,8 @@ void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, c
     const int64_t per_block = int64_t(kElementwiseBlock) * kElementwiseUnroll * spec.vector;
     grid.x = static_cast<unsigned>((n + per_block - 1) / per_block);
   } else {
-    // StridedParams32/64<N, K> (ops/runtime/elementwise_cuda.h): the extents (as dividers in 32-bit), then
-    // each array operand's byte strides.
+    // StridedParams32/64<N, K> (ops/runtime/elementwise_cuda.h; tiled: 64, without the size): the extents (as
+    // dividers in 32-bit), then each array operand's byte strides.
     const int dims = spec.ndim;
     int64_t strides[kMaxStridedDims * (kMaxOperands + 1)];
     int at = 0;
@@ -350,13 +422,13 @@ void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, c
       if (k > 0 && !inputs[k - 1].array) continue;
       for (int d = 0; d < dims; ++d) strides[at++] = it.ndim ? it.strides[k][d] : 0;
     }
-    if (spec.wide_index) {
+    if (spec.wide_index || spec.layout == LayoutClass::Tiled) {
       int64_t packed[kMaxStridedDims * (kMaxOperands + 2)];
       for (int d = 0; d < dims; ++d) packed[d] = it.ndim ? it.shape[d] : 1;
       for (int j = 0; j < at; ++j) packed[dims + j] = strides[j];
       args.add(packed, (dims + at) * sizeof(int64_t), alignof(int64_t), "the strides");
       const long long size = n;
-      args.add(&size, sizeof size, alignof(long long), "the size");
+      if (spec.layout == LayoutClass::Strided) args.add(&size, sizeof size, alignof(long long), "the size");
     } else {
       struct {
         ufunc::FastDivider shape[kMaxStridedDims];
@@ -372,8 +444,15 @@ void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, c
       const int32_t size = static_cast<int32_t>(n);
       args.add(&size, sizeof size, alignof(int32_t), "the size");
     }
-    const int64_t per_block = int64_t(kElementwiseBlock) * kElementwiseUnroll * spec.vector;  // n % vector == 0
-    grid.x = static_cast<unsigned>((n + per_block - 1) / per_block);
+    if (spec.layout == LayoutClass::Tiled) {  // a block per tile of the last two dimensions
+      const int64_t cols = it.shape[dims - 1], rows = n / cols;  // rows: the second-innermost and the outer ones
+      const int64_t row_tiles = (it.shape[dims - 2] + kElementwiseTile - 1) / kElementwiseTile;
+      grid.x = static_cast<unsigned>((cols + kElementwiseTile - 1) / kElementwiseTile * row_tiles *
+                                     (rows / it.shape[dims - 2]));
+    } else {
+      const int64_t per_block = int64_t(kElementwiseBlock) * kElementwiseUnroll * spec.vector;  // n % vector == 0
+      grid.x = static_cast<unsigned>((n + per_block - 1) / per_block);
+    }
   }
   args.finish();
   kernel.launch(grid, block, args, 0, nullptr);

@@ -19,7 +19,7 @@ namespace jiasu::ops {
 // The runtime header generated array kernels start with (ops/runtime/ops_cuda.h, embedded).
 const std::string& ops_cuda_header();
 
-enum class LayoutClass : uint8_t { Contiguous, Strided };
+enum class LayoutClass : uint8_t { Contiguous, Strided, Tiled };
 
 // Everything a generated elementwise kernel is specialised on.
 struct ElementwiseSpec {
@@ -34,8 +34,10 @@ struct ElementwiseSpec {
   int vector = 1;        // elements per load/store (up to 16 bytes): contiguous, of every operand; strided,
                          // along the innermost dimension, of the output and each input not broadcast along it
   bool broadcast_inner[3] = {};  // strided with vector > 1: the array input's innermost stride is 0
-  int ndim = 1;          // strided: dimensions after collapsing
-  bool wide_index = false;  // strided: 64-bit index math
+  bool tiled[3] = {};    // tiled: the array input is read through shared memory (contiguous along the
+                         // second-innermost dimension, strided along the innermost: a.T in a.T + b)
+  int ndim = 1;          // strided and tiled: dimensions after collapsing (tiled: at least 2)
+  bool wide_index = false;  // strided: 64-bit index math (tiled: always)
 
   uint64_t key() const;
 };
@@ -43,6 +45,7 @@ struct ElementwiseSpec {
 constexpr const char* kElementwiseKernelName = "jiasu_elementwise";
 constexpr int kElementwiseBlock = 256;
 constexpr int kElementwiseUnroll = 4;  // vectors per thread (strided: positions, each of `vector` elements)
+constexpr int kElementwiseTile = 32;   // tiled: a block's tile is kElementwiseTile x kElementwiseTile elements
 
 // The kernel's complete CUDA C++ translation unit (runtime header included).
 std::string elementwise_cuda_source(const ElementwiseSpec& spec);

@@ -92,6 +92,34 @@ TEST_F(OpsNvrtc, StridedVectorised) {
   expect_compiles(w);
 }
 
+// Transposed inputs through shared memory: one or two of them, beside a strided input and a scalar, with a
+// conversion on the way in, half and complex tiles, outer dimensions.
+TEST_F(OpsNvrtc, TiledTransposedInputs) {
+  ElementwiseSpec s = binary(Ufunc::Add, DType::Float32, DType::Float32, DType::Float32);
+  s.layout = LayoutClass::Tiled;
+  s.ndim = 2;
+  s.tiled[0] = true;
+  expect_compiles(s);
+  s.tiled[1] = true;
+  s.ndim = 4;
+  expect_compiles(s);
+  s = binary(Ufunc::Multiply, DType::Float16, DType::Float32, DType::Float32);
+  s.layout = LayoutClass::Tiled;
+  s.ndim = 3;
+  s.tiled[1] = true;
+  expect_compiles(s);
+  ElementwiseSpec w;  // where(condition, x.T, scalar)
+  w.op = Ufunc::Where;
+  w.inputs = 3;
+  w.in[0] = w.loop[0] = DType::Bool;
+  w.in[1] = w.loop[1] = w.loop[2] = w.out = DType::Complex128;
+  w.scalar[2] = true;
+  w.layout = LayoutClass::Tiled;
+  w.ndim = 2;
+  w.tiled[1] = true;
+  expect_compiles(w);
+}
+
 TEST_F(OpsNvrtc, EveryOperationCompilesAtOneOfItsTypes) {
   for (int i = 0; i < kUfuncCount; ++i) {
     const UfuncInfo& u = info(static_cast<Ufunc>(i));

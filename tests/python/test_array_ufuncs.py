@@ -261,6 +261,30 @@ def test_broadcasts_in_more_dimensions_in_place_and_fills(rng):
     expect_close(jiasu.where(jiasu.asarray(condition), jiasu.asarray(y), 0.5), np.where(condition, y, 0.5))
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex128],
+                         ids=lambda d: np.dtype(d).name)
+def test_transposed_operands(dtype, rng):
+    """a.T + b and the like: on the GPU a transposed operand is read through shared memory tile by tile (32 x 32);
+    shapes with partial tiles on both edges, outer dimensions, two transposed operands, one beside a strided
+    view and a scalar, a transposed output, a conversion on the way in, and a transposing copy."""
+    a, b = values(rng, dtype, (70, 45)), values(rng, dtype, (45, 70))
+    ja, jb = jiasu.asarray(a), jiasu.asarray(b)
+    expect_close(ja.T + jb, a.T + b)
+    expect_close(ja.T * ja.T, a.T * a.T)
+    expect_close(jiasu.ascontiguousarray(ja.T), np.ascontiguousarray(a.T))
+    expect_close(jb.T - 2, b.T - 2)
+    wide = values(rng, dtype, (45, 140))
+    expect_close(ja.T + jiasu.asarray(wide)[:, ::2], a.T + wide[:, ::2])
+    out = jiasu.empty((70, 45), dtype)
+    jiasu.add(jb.T, ja, out=out)
+    expect_close(out, b.T + a)
+    c, d = values(rng, dtype, (3, 33, 40)), values(rng, dtype, (3, 40, 33))
+    expect_close(jiasu.asarray(c).transpose(0, 2, 1) + jiasu.asarray(d), c.transpose(0, 2, 1) + d)
+    e, h = values(rng, dtype, (33, 3, 40)), values(rng, np.float16, (3, 40, 33))
+    expect_close(jiasu.asarray(e).transpose(1, 2, 0) * jiasu.asarray(h), e.transpose(1, 2, 0) * h)
+    expect_close(jiasu.asarray(a).T.astype(np.complex64), a.T.astype(np.complex64))
+
+
 def test_out(rng):
     a = sample(rng, np.int8)
     b = sample(rng, np.int8)
