@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "frontend/checker.hpp"
+#include "support/cuda_limits.hpp"
 
 namespace jiasu::fe::checking {
 namespace {
@@ -277,17 +278,16 @@ Type Checker::new_array(Expr& e, const Builtin& b) {
 // Counts an array's bytes (or a callee's) against the limits of CUDA GPUs, which the CPU backend keeps too,
 // so that a kernel that runs on one runs on the other.
 void Checker::add_array_bytes(bool shared, int64_t bytes, SourceLoc where) {
-  constexpr int64_t kStaticSharedLimit = 48 * 1024, kLocalLimit = 512 * 1024;
   int64_t& total = shared ? fn_.shared_array_bytes : fn_.local_array_bytes;
   if (__builtin_add_overflow(total, bytes, &total)) total = INT64_MAX;
-  if (shared && total > kStaticSharedLimit)
+  if (shared && total > kStaticSharedBytesPerBlock)
     fail(where, "the shared arrays of '" + fn_.name + "' need " + std::to_string(total) +
-                    " bytes; CUDA GPUs give a block at most " + std::to_string(kStaticSharedLimit) +
+                    " bytes; CUDA GPUs give a block at most " + std::to_string(kStaticSharedBytesPerBlock) +
                     " bytes of static shared memory (for more, use a dynamic shared array, jiasu.shared.array(0, "
                     "dtype), sized by the launch's shared memory argument)");
-  if (!shared && total > kLocalLimit)
+  if (!shared && total > kLocalBytesPerThread)
     fail(where, "the local arrays of '" + fn_.name + "' need " + std::to_string(total) +
-                    " bytes per thread; CUDA GPUs give a thread at most " + std::to_string(kLocalLimit) +
+                    " bytes per thread; CUDA GPUs give a thread at most " + std::to_string(kLocalBytesPerThread) +
                     " bytes of local memory");
 }
 

@@ -26,6 +26,7 @@
 #include "ops/runtime/elementwise_cuda.h"
 #include "program/source_module.hpp"
 #include "runtime/device.hpp"
+#include "support/cuda_limits.hpp"
 
 namespace jiasu::embedded {
 extern const char ops_cuda[];
@@ -309,10 +310,18 @@ int inner_vector(const Iteration& it, const cu::CUdeviceptr* pointers, const Ele
   return static_cast<int>(vector);
 }
 
+// The tiled kernel's blocks: one per tile of the last two dimensions, for each position of the others.
+int64_t tile_count(const Iteration& it) {
+  const int64_t cols = it.shape[it.ndim - 1], rows = it.shape[it.ndim - 2];
+  const int64_t per_matrix = (cols + kElementwiseTile - 1) / kElementwiseTile * ((rows + kElementwiseTile - 1) / kElementwiseTile);
+  return per_matrix * (it.size / (cols * rows));
+}
+
 // The tiled path's inputs: where the output is contiguous along the innermost dimension and an array input
 // is contiguous along the second-innermost but strided along the innermost (a transposed operand), sets
-// tiled[i] for each such input and returns true. Both of the tile's dimensions must be long enough to fill
-// most of a tile, and the inputs' tiles must fit in a block's static shared memory.
+// tiled[i] for each such input and returns true. Both of the tile's dimensions must fill at least half a
+// tile (else the strided kernel wastes fewer threads), and the inputs' tiles must fit in a block's static
+// shared memory.
 bool tiled_inputs(const Iteration& it, const ElementwiseSpec& spec, int count, bool* tiled) {
   if (it.ndim < 2) return false;
   const int inner = it.ndim - 1, second = it.ndim - 2;
@@ -329,10 +338,7 @@ bool tiled_inputs(const Iteration& it, const ElementwiseSpec& spec, int count, b
       shared += item * kElementwiseTile * (kElementwiseTile + 1);
     }
   }
-  const int64_t tiles = (it.shape[inner] + kElementwiseTile - 1) / kElementwiseTile *
-                        ((it.shape[second] + kElementwiseTile - 1) / kElementwiseTile) *
-                        (it.size / (it.shape[inner] * it.shape[second]));
-  if (shared == 0 || shared > 48 * 1024 || tiles > INT32_MAX) return false;
+  if (shared == 0 || shared > kStaticSharedBytesPerBlock || tile_count(it) > INT32_MAX) return false;
   std::copy(found, found + 3, tiled);
   return true;
 }
@@ -444,11 +450,8 @@ void run_cuda(Ufunc op, const Resolution& r, const Operand* inputs, int count, c
       const int32_t size = static_cast<int32_t>(n);
       args.add(&size, sizeof size, alignof(int32_t), "the size");
     }
-    if (spec.layout == LayoutClass::Tiled) {  // a block per tile of the last two dimensions
-      const int64_t cols = it.shape[dims - 1], rows = n / cols;  // rows: the second-innermost and the outer ones
-      const int64_t row_tiles = (it.shape[dims - 2] + kElementwiseTile - 1) / kElementwiseTile;
-      grid.x = static_cast<unsigned>((cols + kElementwiseTile - 1) / kElementwiseTile * row_tiles *
-                                     (rows / it.shape[dims - 2]));
+    if (spec.layout == LayoutClass::Tiled) {
+      grid.x = static_cast<unsigned>(tile_count(it));
     } else {
       const int64_t per_block = int64_t(kElementwiseBlock) * kElementwiseUnroll * spec.vector;  // n % vector == 0
       grid.x = static_cast<unsigned>((n + per_block - 1) / per_block);

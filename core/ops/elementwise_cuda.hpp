@@ -37,7 +37,7 @@ struct ElementwiseSpec {
   bool tiled[3] = {};    // tiled: the array input is read through shared memory (contiguous along the
                          // second-innermost dimension, strided along the innermost: a.T in a.T + b)
   int ndim = 1;          // strided and tiled: dimensions after collapsing (tiled: at least 2)
-  bool wide_index = false;  // strided: 64-bit index math (tiled: always)
+  bool wide_index = false;  // strided only: 64-bit index math (the tiled kernel's offsets are always 64-bit)
 
   uint64_t key() const;
 };

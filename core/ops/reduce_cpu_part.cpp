@@ -108,20 +108,23 @@ void cumsum_typed(const ReduceLaunch& launch) {
 
 }  // namespace
 
-template <>
-void reduce_part<JIASU_LOOP_PART>(const ReduceLaunch& launch) {
-  with_element_type_of_part<JIASU_LOOP_PART>(launch.in_dtype,
-                                             [&](auto in_tag) { reduce_input<typename decltype(in_tag)::type>(launch); });
+template <int Part>
+void reduce_part(const ReduceLaunch& launch) {
+  with_element_type_of_part<Part>(launch.in_dtype, [&](auto in_tag) { reduce_input<typename decltype(in_tag)::type>(launch); });
 }
 
-template <>
-void cumsum_part<JIASU_LOOP_PART>(const ReduceLaunch& launch) {
-  with_element_type_of_part<JIASU_LOOP_PART>(launch.in_dtype, [&](auto in_tag) {
+template <int Part>
+void cumsum_part(const ReduceLaunch& launch) {
+  with_element_type_of_part<Part>(launch.in_dtype, [&](auto in_tag) {
+    using In = typename decltype(in_tag)::type;
     with_accumulator_type(launch.acc, [&](auto acc_tag) {
       using A = typename decltype(acc_tag)::type;
-      if constexpr (!std::is_same_v<A, bool>) cumsum_typed<typename decltype(in_tag)::type, A>(launch);
+      if constexpr (!std::is_same_v<A, bool>) cumsum_typed<In, A>(launch);
     });
   });
 }
+
+template void reduce_part<JIASU_LOOP_PART>(const ReduceLaunch& launch);
+template void cumsum_part<JIASU_LOOP_PART>(const ReduceLaunch& launch);
 
 }  // namespace jiasu::ops::cpu_reduce

@@ -46,6 +46,7 @@ def _select_shard(config, items):
     items[:] = [item for k, item in enumerate(items) if k % count == index]
 
 
+@pytest.hookimpl(trylast=True)  # after -k and -m have deselected, so that the shards share what is left
 def pytest_collection_modifyitems(config, items):
     _select_shard(config, items)
     for item in items:

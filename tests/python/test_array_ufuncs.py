@@ -261,28 +261,52 @@ def test_broadcasts_in_more_dimensions_in_place_and_fills(rng):
     expect_close(jiasu.where(jiasu.asarray(condition), jiasu.asarray(y), 0.5), np.where(condition, y, 0.5))
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex128],
-                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, ml_dtypes.bfloat16, np.float32, np.float64,
+                                   np.complex128], ids=lambda d: np.dtype(d).name)
 def test_transposed_operands(dtype, rng):
-    """a.T + b and the like: on the GPU a transposed operand is read through shared memory tile by tile (32 x 32);
-    shapes with partial tiles on both edges, outer dimensions, two transposed operands, one beside a strided
-    view and a scalar, a transposed output, a conversion on the way in, and a transposing copy."""
+    """a.T + b and the like: on the GPU a transposed operand is read through shared memory tile by tile (32 x 32).
+    Partial tiles on both edges; outer dimensions, the operand broadcast over them; two transposed operands;
+    one beside a strided view, a column, a scalar; negative strides in the operand and in the output; strided
+    outputs; a float16 operand converted on the way in; a transposing copy and an in-place update; shapes on
+    both sides of the half-tile threshold below which the strided kernel runs instead."""
     a, b = values(rng, dtype, (70, 45)), values(rng, dtype, (45, 70))
     ja, jb = jiasu.asarray(a), jiasu.asarray(b)
     expect_close(ja.T + jb, a.T + b)
     expect_close(ja.T * ja.T, a.T * a.T)
     expect_close(jiasu.ascontiguousarray(ja.T), np.ascontiguousarray(a.T))
-    expect_close(jb.T - 2, b.T - 2)
-    wide = values(rng, dtype, (45, 140))
+    expect_close(jb.T * 2, b.T * 2)
+    expect_close(ja.T[:, ::-1] + jb, a.T[:, ::-1] + b)
+    wide, column = values(rng, dtype, (45, 140)), values(rng, dtype, (45, 1))
     expect_close(ja.T + jiasu.asarray(wide)[:, ::2], a.T + wide[:, ::2])
+    expect_close(ja.T * jiasu.asarray(column), a.T * column)
+    if np.dtype(dtype).kind != "c":
+        condition = rng.random((45, 70)) < 0.5
+        expect_close(jiasu.where(jiasu.asarray(condition), ja.T, jb), np.where(condition, a.T, b))
+        expect_close(jiasu.where(jiasu.asarray(condition.T.copy()).T, ja.T, ja.T[::-1]),
+                     np.where(condition, a.T, a.T[::-1]))  # two transposed operands, a reversed one
     out = jiasu.empty((70, 45), dtype)
     jiasu.add(jb.T, ja, out=out)
     expect_close(out, b.T + a)
+    big = values(rng, dtype, (90, 80))
+    jbig = jiasu.asarray(big)
+    jiasu.add(jb.T, ja, out=jbig[80:10:-1, 5:50])  # a negative row stride
+    jiasu.multiply(ja.T, jb, out=jbig[1::2, 8:78])  # a row pitch of two rows
+    big[80:10:-1, 5:50] = b.T + a
+    big[1::2, 8:78] = a.T * b
+    expect_close(jbig, big)
     c, d = values(rng, dtype, (3, 33, 40)), values(rng, dtype, (3, 40, 33))
     expect_close(jiasu.asarray(c).transpose(0, 2, 1) + jiasu.asarray(d), c.transpose(0, 2, 1) + d)
+    expect_close(jiasu.asarray(c[0]).T + jiasu.asarray(d), c[0].T + d)  # broadcast over the outer dimension
     e, h = values(rng, dtype, (33, 3, 40)), values(rng, np.float16, (3, 40, 33))
     expect_close(jiasu.asarray(e).transpose(1, 2, 0) * jiasu.asarray(h), e.transpose(1, 2, 0) * h)
-    expect_close(jiasu.asarray(a).T.astype(np.complex64), a.T.astype(np.complex64))
+    expect_close(ja.T.astype(np.complex64), a.T.astype(np.complex64))
+    for rows in (15, 16, 17):
+        f, g = values(rng, dtype, (40, rows)), values(rng, dtype, (rows, 40))
+        expect_close(jiasu.asarray(f).T - jiasu.asarray(g) if dtype != np.bool_ else jiasu.asarray(f).T ^ jiasu.asarray(g),
+                     f.T - g if dtype != np.bool_ else f.T ^ g)
+    jb += ja.T
+    b += a.T
+    expect_close(jb, b)
 
 
 def test_out(rng):

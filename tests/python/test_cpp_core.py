@@ -132,22 +132,30 @@ def test_cpp_unit_tests_pass(name):
 # The CPU kernel suite, in fresh interpreters (the installed jiasu, or the given module folder first on the path):
 # one per four cores, each a share of the tests (JIASU_TEST_SHARD), since under the sanitizers each kernel takes
 # seconds to compile.
-def run_kernel_tests(env, package_folder=None):
+def run_kernel_tests(env, logs, package_folder=None):
     if package_folder:
         env["PYTHONPATH"] = os.pathsep.join([str(package_folder), env.get("PYTHONPATH", "")])
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", "cpu",
                str(REPO / "tests" / "python" / "kernels")]
     shards = max(1, (os.cpu_count() or 1) // 4)
-    processes = [subprocess.Popen(command, cwd=REPO, env=dict(env, JIASU_TEST_SHARD=f"{i}/{shards}"), text=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for i in range(shards)]
+    logs.mkdir(parents=True, exist_ok=True)
+    outputs = [logs / f"shard-{i}.log" for i in range(shards)]  # files, not pipes: no shard waits on another
+    processes = []
+    for i, path in enumerate(outputs):
+        with open(path, "w") as log:
+            processes.append(subprocess.Popen(command, cwd=REPO, env=dict(env, JIASU_TEST_SHARD=f"{i}/{shards}"),
+                                              stdout=log, stderr=subprocess.STDOUT))
     deadline = time.monotonic() + TEST_TIMEOUT
     try:
-        outputs = [p.communicate(timeout=max(1.0, deadline - time.monotonic()))[0] for p in processes]
+        for p in processes:
+            p.wait(timeout=max(1.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         for p in processes:
             p.kill()
+            p.wait()
         pytest.fail(f"{' '.join(command)} timed out after {TEST_TIMEOUT} s")
-    for i, (p, output) in enumerate(zip(processes, outputs)):
+    for i, (p, path) in enumerate(zip(processes, outputs)):
+        output = path.read_text(errors="replace")
         shown = f"$ JIASU_TEST_SHARD={i}/{shards} {' '.join(command)}\n{output[-20000:]}"
         assert p.returncode == 0, "the CPU kernel tests failed\n" + shown
         assert " passed" in output and " failed" not in output, shown
@@ -157,7 +165,7 @@ def test_cpu_kernels_with_clang(tmp_path):
     compiler = shutil.which("clang++")
     if compiler is None:
         pytest.skip("clang++ is not installed")
-    run_kernel_tests(environment(tmp_path, compiler, "", {}))
+    run_kernel_tests(environment(tmp_path, compiler, "", {}), tmp_path / "logs")
 
 
 def test_cpu_kernels_under_the_sanitizers(tmp_path):
@@ -175,4 +183,4 @@ def test_cpu_kernels_under_the_sanitizers(tmp_path):
     ubsan = subprocess.run([compiler, "-print-file-name=libubsan.so"], capture_output=True, text=True).stdout.strip()
     env = environment(tmp_path, compiler, KERNEL_SANITIZERS, SANITIZER_OPTIONS)
     env["LD_PRELOAD"] = " ".join(p for p in (runtime, ubsan) if os.path.isfile(p))  # before Python's own malloc
-    run_kernel_tests(env, package.parent)
+    run_kernel_tests(env, tmp_path / "logs", package.parent)

@@ -1,0 +1,12 @@
+// Limits that every CUDA GPU sets, which the front end's checks and the generated array kernels keep (the CPU
+// backend keeps them too, so that a kernel that runs on one runs on the other).
+#pragma once
+
+#include <cstdint>
+
+namespace jiasu {
+
+constexpr int64_t kStaticSharedBytesPerBlock = 48 * 1024;  // without opting in to more, per kernel
+constexpr int64_t kLocalBytesPerThread = 512 * 1024;
+
+}  // namespace jiasu
