@@ -177,6 +177,12 @@ def test_where_and_clip(rng):
     np.testing.assert_array_equal(jiasu.where(jiasu.asarray(condition), jiasu.asarray(x), jiasu.asarray(y)).get(),
                                   np.where(condition, x, y))
     assert jiasu.where(jiasu.asarray(condition), jiasu.asarray(y), 0.5).dtype == np.float64
+    z = (x + 1j * x[::-1]).astype(np.complex64)  # complex selects too, with NumPy's result types
+    for other in (0.5, 2j, y, z.astype(np.complex128)):
+        expected = np.where(condition, z, other)
+        got = jiasu.where(jiasu.asarray(condition), jiasu.asarray(z), other if np.isscalar(other) else jiasu.asarray(other))
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got.get(), expected)
     check("clip", x, -0.5, 0.5)
     check("clip", y, np.int32(-1), 2)
     with_nan = np.array([np.nan, 1.0, 5.0])
@@ -279,11 +285,10 @@ def test_transposed_operands(dtype, rng):
     wide, column = values(rng, dtype, (45, 140)), values(rng, dtype, (45, 1))
     expect_close(ja.T + jiasu.asarray(wide)[:, ::2], a.T + wide[:, ::2])
     expect_close(ja.T * jiasu.asarray(column), a.T * column)
-    if np.dtype(dtype).kind != "c":
-        condition = rng.random((45, 70)) < 0.5
-        expect_close(jiasu.where(jiasu.asarray(condition), ja.T, jb), np.where(condition, a.T, b))
-        expect_close(jiasu.where(jiasu.asarray(condition.T.copy()).T, ja.T, ja.T[::-1]),
-                     np.where(condition, a.T, a.T[::-1]))  # two transposed operands, a reversed one
+    condition = rng.random((45, 70)) < 0.5
+    expect_close(jiasu.where(jiasu.asarray(condition), ja.T, jb), np.where(condition, a.T, b))
+    expect_close(jiasu.where(jiasu.asarray(condition.T.copy()).T, ja.T, ja.T[::-1]),
+                 np.where(condition, a.T, a.T[::-1]))  # two transposed operands, a reversed one
     out = jiasu.empty((70, 45), dtype)
     jiasu.add(jb.T, ja, out=out)
     expect_close(out, b.T + a)
