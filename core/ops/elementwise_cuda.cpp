@@ -151,7 +151,8 @@ std::string elementwise_cuda_source(const ElementwiseSpec& s) {
     src += "  long long b = blockIdx.x;\n";
     src += "  const long long c0 = b % col_tiles * T;\n  b /= col_tiles;\n";
     src += "  const long long r0 = b % row_tiles * T;\n  b /= row_tiles;\n";
-    src += "  long long base[" + std::to_string(arrays) + "];\n  outer_offsets_of(b, p, base);\n";
+    // The tile's first element of matrix b: its row and column offsets are added per element.
+    src += "  long long base[" + std::to_string(arrays) + "];\n  offsets_of(b * rows * cols, p, base);\n";
     src += "  const int tx = threadIdx.x % T, ty = threadIdx.x / T;\n";
     const auto at = [&](int i, const std::string& r, const std::string& c) {
       const std::string k = std::to_string(slot[i]), n = std::to_string(i);

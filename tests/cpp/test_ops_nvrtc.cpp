@@ -39,6 +39,18 @@ ElementwiseSpec binary(Ufunc op, DType in, DType loop, DType out) {
   return s;
 }
 
+// where(condition, x, scalar) of `type`, in `layout`.
+ElementwiseSpec where_with_a_scalar(DType type, LayoutClass layout) {
+  ElementwiseSpec w;
+  w.op = Ufunc::Where;
+  w.inputs = 3;
+  w.in[0] = w.loop[0] = DType::Bool;
+  w.in[1] = w.loop[1] = w.loop[2] = w.out = type;
+  w.scalar[2] = true;
+  w.layout = layout;
+  return w;
+}
+
 TEST_F(OpsNvrtc, ContiguousVectorised) {
   ElementwiseSpec s = binary(Ufunc::Add, DType::Float32, DType::Float32, DType::Float32);
   s.vector = 4;
@@ -81,13 +93,7 @@ TEST_F(OpsNvrtc, StridedVectorised) {
   s.vector = 8;
   s.broadcast_inner[1] = true;
   expect_compiles(s);
-  ElementwiseSpec w;  // where(condition, x, scalar)
-  w.op = Ufunc::Where;
-  w.inputs = 3;
-  w.in[0] = w.loop[0] = DType::Bool;
-  w.in[1] = w.loop[1] = w.loop[2] = w.out = DType::Complex64;
-  w.scalar[2] = true;
-  w.layout = LayoutClass::Strided;
+  ElementwiseSpec w = where_with_a_scalar(DType::Complex64, LayoutClass::Strided);
   w.vector = 2;
   expect_compiles(w);
 }
@@ -108,13 +114,7 @@ TEST_F(OpsNvrtc, TiledTransposedInputs) {
   s.ndim = 3;
   s.tiled[1] = true;
   expect_compiles(s);
-  ElementwiseSpec w;  // where(condition, x.T, scalar)
-  w.op = Ufunc::Where;
-  w.inputs = 3;
-  w.in[0] = w.loop[0] = DType::Bool;
-  w.in[1] = w.loop[1] = w.loop[2] = w.out = DType::Complex128;
-  w.scalar[2] = true;
-  w.layout = LayoutClass::Tiled;
+  ElementwiseSpec w = where_with_a_scalar(DType::Complex128, LayoutClass::Tiled);  // where(condition, x.T, scalar)
   w.ndim = 2;
   w.tiled[1] = true;
   expect_compiles(w);

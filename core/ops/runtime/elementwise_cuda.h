@@ -1,5 +1,5 @@
 // What generated elementwise kernels (ops/elementwise_cuda.cpp) share under NVRTC: aligned vectors for the
-// contiguous path's 16-byte loads and stores, and the index arithmetic of the strided and tiled paths.
+// contiguous path's 16-byte loads and stores, and the index arithmetic of the strided path (which the tiled path's blocks use too).
 #pragma once
 
 #include "emit/runtime/kernel_runtime.h"
@@ -76,21 +76,6 @@ JIASU_UNROLL
   for (int d = N - 1; d >= 0; --d) {
     const long long index = d ? i % p.shape[d] : i;
     i = d ? i / p.shape[d] : 0;
-JIASU_UNROLL
-    for (int k = 0; k < K; ++k) offset[k] += index * p.strides[k][d];
-  }
-}
-
-// The tiled path: the byte offsets, in each of the K operands, of position `o` over the dimensions before
-// the last two (the tile's).
-template <int N, int K>
-JIASU_FN void outer_offsets_of(long long o, const StridedParams64<N, K>& p, long long (&offset)[K]) {
-JIASU_UNROLL
-  for (int k = 0; k < K; ++k) offset[k] = 0;
-JIASU_UNROLL
-  for (int d = N - 3; d >= 0; --d) {
-    const long long index = o % p.shape[d];
-    o /= p.shape[d];
 JIASU_UNROLL
     for (int k = 0; k < K; ++k) offset[k] += index * p.strides[k][d];
   }
