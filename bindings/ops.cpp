@@ -149,7 +149,7 @@ nb::object call(Ufunc op, std::initializer_list<nb::handle> args, nb::handle out
   int count = 0;
   for (nb::handle arg : args) {
     if (!operand_from(arg, inputs[count], held[count]))
-      throw BadArgument(std::string("jiasu.") + ops::info(op).name + " takes jiasu arrays and Python or NumPy "
+      throw BadArgument(ops::qualified_name(op) + " takes jiasu arrays and Python or NumPy "
                         "scalars, not " + python_type_name(arg));
     ++count;
   }
@@ -262,7 +262,7 @@ void bind_ops(nb::module_& m) {
   for (int i = 0; i < ops::kUfuncCount; ++i) {
     const ops::UfuncInfo& u = ops::info(static_cast<Ufunc>(i));
     const Ufunc op = u.id;
-    if (op == Ufunc::Copy) continue;
+    if (op == Ufunc::Copy || u.rule == ops::TypeRule::Activation) continue;  // jiasu.nn's: bindings/nn.cpp
     docs[i] = std::string("numpy.") + u.name + " on jiasu arrays (and Python or NumPy scalars), on their device; "
               "NumPy's types and broadcasting, out= of the broadcast shape (docs/arrays.md).";
     const char* doc = docs[i].c_str();

@@ -14,7 +14,8 @@ namespace {
 std::string device_name(int device) { return device == kCpuDevice ? "the CPU" : "GPU " + std::to_string(device); }
 
 // The one device of the call's arrays; InvalidArrayError when they are on two.
-int common_device(const Operand* inputs, int count, const Array* out, const char* what) {
+// `what` names the function as Python sees it ("jiasu.add").
+int common_device(const Operand* inputs, int count, const Array* out, const std::string& what) {
   int device = out ? out->device() : kCpuDevice - 1;
   bool found = out != nullptr;
   for (int i = 0; i < count; ++i) {
@@ -25,11 +26,11 @@ int common_device(const Operand* inputs, int count, const Array* out, const char
       found = true;
     } else if (d != device) {
       throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
-                              std::string("jiasu.") + what + " got arrays on " + device_name(device) + " and on " +
+                              what + " got arrays on " + device_name(device) + " and on " +
                                   device_name(d) + "; copy one of them first (jiasu.asarray(x, device=...))");
     }
   }
-  if (!found) throw BadArgument(std::string("jiasu.") + what + " needs at least one array operand");
+  if (!found) throw BadArgument(what + " needs at least one array operand");
   return device;
 }
 
@@ -57,14 +58,14 @@ void run(Ufunc op, const Resolution& r, const Operand* inputs, int count, const 
     detail::run_cuda(op, r, inputs, count, out, custom);
 }
 
-void check_arity(const char* name, int arity, int count) {
+void check_arity(const std::string& name, int arity, int count) {
   if (count != arity)
-    throw BadArgument(std::string("jiasu.") + name + " takes " + std::to_string(arity) + " operand" +
+    throw BadArgument(name + " takes " + std::to_string(arity) + " operand" +
                       (arity == 1 ? "" : "s") + ", not " + std::to_string(count));
 }
 
 // The broadcast, the output and the loop, once the types are resolved (r) by op's rules or by `custom`.
-Array apply_resolved(Ufunc op, const CustomLoop* custom, const char* name, const Operand* inputs, int count,
+Array apply_resolved(Ufunc op, const CustomLoop* custom, const std::string& name, const Operand* inputs, int count,
                      const Array* out, const std::function<Resolution()>& resolve) {
   const int device = common_device(inputs, count, out, name);
   std::shared_ptr<const void> held[kMaxOperands];
@@ -93,7 +94,7 @@ Array apply_resolved(Ufunc op, const CustomLoop* custom, const char* name, const
       throw BadValue("non-broadcastable output operand with shape " + shape_string(out->shape()) +
                      " doesn't match the broadcast shape " + shape_string(shape));
     if (!can_cast_same_kind(r.result, out->dtype()))
-      throw BadArgument(std::string("Cannot cast ufunc '") + name + "' output from dtype('" + info(r.result).name +
+      throw BadArgument("Cannot cast ufunc '" + name.substr(name.rfind('.') + 1) + "' output from dtype('" + info(r.result).name +
                         "') to dtype('" + info(out->dtype()).name + "') with casting rule 'same_kind'");
     run(op, r, inputs, count, *out, custom);
     return *out;
@@ -106,15 +107,16 @@ Array apply_resolved(Ufunc op, const CustomLoop* custom, const char* name, const
 }  // namespace
 
 Array apply(Ufunc op, const Operand* inputs, int count, const Array* out) {
-  const UfuncInfo& u = info(op);
-  check_arity(u.name, u.arity, count);
-  return apply_resolved(op, nullptr, u.name, inputs, count, out,
+  const std::string name = qualified_name(op);
+  check_arity(name, info(op).arity, count);
+  return apply_resolved(op, nullptr, name, inputs, count, out,
                         [&] { return resolve_types(op, inputs, count, out ? out->dtype() : DType::Bool); });
 }
 
 Array apply(const CustomLoop& loop, const Operand* inputs, int count, const Array* out) {
-  check_arity(loop.name.c_str(), loop.arity, count);
-  return apply_resolved(Ufunc::Copy, &loop, loop.name.c_str(), inputs, count, out, [&] {
+  const std::string name = "jiasu." + loop.name;
+  check_arity(name, loop.arity, count);
+  return apply_resolved(Ufunc::Copy, &loop, name, inputs, count, out, [&] {
     Resolution r;
     for (int i = 0; i < count; ++i) {
       if (inputs[i].array && inputs[i].array->dtype() != loop.loop[i])
@@ -131,7 +133,7 @@ Array apply(const CustomLoop& loop, const Operand* inputs, int count, const Arra
 void assign(const Array& dst, const Array& src) {
   Operand in;
   in.array = &src;
-  common_device(&in, 1, &dst, "copyto");
+  common_device(&in, 1, &dst, "jiasu.copyto");
   const auto held_dst = dst.memory()->hold();
   const auto held_src = src.memory()->hold();
   bool fits = src.ndim() <= dst.ndim();
@@ -161,7 +163,7 @@ void assign(const Array& dst, const Scalar& value) {
   in.scalar = value;
   const DType to = dst.dtype();
   check_weak_ints(&in, 1, &to);  // a[k] = 1000 on int8: OverflowError, as NumPy
-  common_device(&in, 1, &dst, "copyto");
+  common_device(&in, 1, &dst, "jiasu.copyto");
   const auto held = dst.memory()->hold();
   if (dst.c_contiguous()) {  // a memset
     alignas(16) unsigned char bytes[16];

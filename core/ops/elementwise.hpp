@@ -31,7 +31,7 @@ constexpr int kUfuncCount = 0
 #undef JIASU_UFUNC
     ;
 
-enum class TypeRule : uint8_t { Arith, NoBool, Compare, Divide, Predicate, Logical, Where, Cast };
+enum class TypeRule : uint8_t { Arith, NoBool, Compare, Divide, Predicate, Logical, Where, Cast, Activation };
 
 // Sets of dtypes (bit i: DType i) an operation has loops for.
 constexpr uint32_t bit(DType d) { return 1u << static_cast<int>(d); }
@@ -53,6 +53,8 @@ struct UfuncInfo {
 };
 const UfuncInfo& info(Ufunc op);
 std::optional<Ufunc> ufunc_named(std::string_view name);
+// The operation's Python name, in messages: "jiasu.add", "jiasu.nn.relu".
+std::string qualified_name(Ufunc op);
 
 // A Python number or NumPy scalar operand. Python's int, float and complex are weak (NEP 50: they take the other
 // operands' type where it is of their kind); NumPy's scalars are strong, like 0-d arrays of their dtype.
@@ -101,6 +103,9 @@ void check_weak_ints(const Operand* inputs, int count, const DType* loop);
 // At least one input must be an array.
 Array apply(Ufunc op, const Operand* inputs, int count, const Array* out = nullptr);
 
+// The bits of a custom loop's id, which the GPU kernel cache's key holds above its own fields.
+constexpr int kCustomLoopIdBits = 15;
+
 // A loop that ops/ufuncs.def does not have: a user's scalar function (ops/user_function.hpp), compiled for
 // the backend of the call, taking its inputs at the dtypes `loop` and giving `result`.
 struct CustomLoop {
@@ -109,7 +114,7 @@ struct CustomLoop {
   int arity = 0;
   DType loop[3] = {};
   DType result = DType::Bool;
-  uint64_t id = 0;                 // unique in the process, below 2^16: the GPU kernel cache's key
+  uint64_t id = 0;                 // unique in the process, below 2^kCustomLoopIdBits: the GPU kernel cache's key
   std::string cuda_definitions;    // GPU: __device__ definitions, of which cuda_function is called
   std::string cuda_function;
   CpuLoop cpu_loop = nullptr;      // CPU backend: data[0] out, data[1..] inputs, byte strides, n elements

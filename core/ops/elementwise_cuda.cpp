@@ -61,7 +61,7 @@ const std::string& ops_cuda_header() {
 }
 
 uint64_t ElementwiseSpec::key() const {
-  static_assert(kUfuncCount <= 64 && kDTypeCount <= 15, "the key's field widths below");
+  static_assert(kUfuncCount <= 128 && kDTypeCount <= 15, "the key's field widths below");
   uint64_t k = static_cast<uint64_t>(op);
   k = k << 4 | static_cast<uint64_t>(out);
   for (int i = 0; i < 3; ++i) {
@@ -80,7 +80,9 @@ uint64_t ElementwiseSpec::key() const {
   } else {
     k <<= 7;
   }
-  return k | (custom ? custom->id << 48 : 0);  // 6 + 4 + 24 + 2 + 2 + 3 + 7 = 48 bits, then a custom loop's id
+  // 7 + 4 + 24 + 2 + 2 + 3 + 7 = 49 bits, then a custom loop's id
+  static_assert(49 + kCustomLoopIdBits <= 64, "a custom loop's id fits above the fields");
+  return k | (custom ? custom->id << 49 : 0);
 }
 
 std::string elementwise_cuda_source(const ElementwiseSpec& s) {

@@ -32,7 +32,7 @@ std::string dtype_list(const Operand* inputs, int count) {
 }
 
 [[noreturn]] void unsupported(Ufunc op, const Operand* inputs, int count, const char* why = nullptr) {
-  std::string message = std::string("jiasu.") + info(op).name + " is not supported for " +
+  std::string message = qualified_name(op) + " is not supported for " +
                         (count == 1 ? "dtype " : "dtypes (") + dtype_list(inputs, count) + (count == 1 ? "" : ")");
   if (why) message += std::string(": ") + why;
   throw BadArgument(message);
@@ -98,6 +98,10 @@ std::optional<DType> search_loop(uint32_t loops, const DType* types, int n) {
 
 const UfuncInfo& info(Ufunc op) { return kUfuncs[static_cast<int>(op)]; }
 
+std::string qualified_name(Ufunc op) {
+  return (info(op).rule == TypeRule::Activation ? "jiasu.nn." : "jiasu.") + std::string(info(op).name);
+}
+
 void input_dtypes(const Operand* inputs, int count, DType* types) {
   DType all;
   if (count > 0) operand_types(inputs, 0, count, types, &all);
@@ -132,6 +136,8 @@ Resolution resolve_types(Ufunc op, const Operand* inputs, int count, DType cast_
       const int n = operand_types(inputs, first, count, types, &all);
       if (u.rule == TypeRule::NoBool && all == DType::Bool)
         unsupported(op, inputs, count, "NumPy has no boolean version of it either");
+      if (u.rule == TypeRule::Activation && category(all) != Category::Float)
+        unsupported(op, inputs, count, "it takes float16, bfloat16, float32 or float64 arrays");
       // True division of integers (and bool) runs in float64.
       const bool true_division = u.rule == TypeRule::Divide && category(all) <= Category::Integer;
       if (true_division) types[0] = DType::Float64;

@@ -16,12 +16,13 @@ namespace {
 
 constexpr const char* kHostLoopName = "jiasu_user_loop";
 
-// The ids of custom loops are the GPU kernel cache's key bits above 48 (elementwise_cuda.cpp).
+// The ids of custom loops are the GPU kernel cache's top key bits (elementwise_cuda.cpp).
 uint64_t next_custom_id() {
   static std::atomic<uint64_t> next{1};
   const uint64_t id = next++;
-  if (id >= (uint64_t(1) << 16))
-    throw BadValue("jiasu: more than 65535 signatures of @jiasu.vectorize functions in one process");
+  if (id >= (uint64_t(1) << kCustomLoopIdBits))
+    throw BadValue("jiasu: more than " + std::to_string((1 << kCustomLoopIdBits) - 1) +
+                   " signatures of @jiasu.vectorize functions in one process");
   return id;
 }
 

@@ -93,3 +93,4 @@ def __getattr__(name):
 
 
 from . import _interop  # noqa: E402,F401  (NumPy's dispatch protocols on jiasu.Array)
+from . import nn  # noqa: E402,F401

@@ -240,4 +240,85 @@ struct Copy {
   template <typename T> JIASU_FN T operator()(T a) const { return a; }
 };
 
+// ---- jiasu.nn's activations and their gradients, PyTorch's formulas, on float types, computed in float for
+// the half types and in double for double. A backward function takes the gradient of the output (dy) and the
+// forward's input (x).
+template <typename T> using wide_t = decltype(widen(T{}));
+template <typename W> JIASU_FN W sigmoid_of(W x) { return W(1) / (W(1) + exp_(-x)); }
+template <typename W> JIASU_FN W gelu_cdf(W x) { return W(0.5) * (W(1) + erf_(x * W(0.70710678118654752440))); }
+// tanh's approximation of gelu: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); its tanh term.
+template <typename W> JIASU_FN W gelu_tanh_term(W x) {
+  return tanh_(W(0.79788456080286535588) * (x + W(0.044715) * x * x * x));
+}
+
+// relu keeps nan, as PyTorch's does.
+struct Relu {
+  template <typename T> JIASU_FN T operator()(T x) const { return widen(x) > 0 || isnan_(x) ? x : cast<T>(0); }
+};
+struct LeakyRelu {
+  template <typename T> JIASU_FN T operator()(T x, T slope) const {
+    return widen(x) > 0 ? x : cast<T>(widen(x) * widen(slope));
+  }
+};
+struct Sigmoid {
+  template <typename T> JIASU_FN T operator()(T x) const { return cast<T>(sigmoid_of(widen(x))); }
+};
+struct Silu {
+  template <typename T> JIASU_FN T operator()(T x) const { return cast<T>(widen(x) * sigmoid_of(widen(x))); }
+};
+struct Gelu {
+  template <typename T> JIASU_FN T operator()(T x) const { return cast<T>(widen(x) * gelu_cdf(widen(x))); }
+};
+struct GeluTanh {
+  template <typename T> JIASU_FN T operator()(T x) const {
+    const wide_t<T> w = widen(x);
+    return cast<T>(wide_t<T>(0.5) * w * (wide_t<T>(1) + gelu_tanh_term(w)));
+  }
+};
+
+// PyTorch's threshold_backward: the gradient passes where x > 0 (and where x is nan).
+struct ReluBackward {
+  template <typename T> JIASU_FN T operator()(T dy, T x) const { return widen(x) <= 0 ? cast<T>(0) : dy; }
+};
+struct LeakyReluBackward {
+  template <typename T> JIASU_FN T operator()(T dy, T x, T slope) const {
+    return widen(x) > 0 ? dy : cast<T>(widen(dy) * widen(slope));
+  }
+};
+struct SigmoidBackward {
+  template <typename T> JIASU_FN T operator()(T dy, T x) const {
+    const wide_t<T> s = sigmoid_of(widen(x));
+    return cast<T>(widen(dy) * s * (wide_t<T>(1) - s));
+  }
+};
+struct TanhBackward {
+  template <typename T> JIASU_FN T operator()(T dy, T x) const {
+    const wide_t<T> t = tanh_(widen(x));
+    return cast<T>(widen(dy) * (wide_t<T>(1) - t * t));
+  }
+};
+struct SiluBackward {
+  template <typename T> JIASU_FN T operator()(T dy, T x) const {
+    const wide_t<T> w = widen(x), s = sigmoid_of(w);
+    return cast<T>(widen(dy) * s * (wide_t<T>(1) + w * (wide_t<T>(1) - s)));
+  }
+};
+// d/dx x Phi(x) = Phi(x) + x phi(x), phi the standard normal density.
+struct GeluBackward {
+  template <typename T> JIASU_FN T operator()(T dy, T x) const {
+    using W = wide_t<T>;
+    const W w = widen(x);
+    const W density = W(0.39894228040143267794) * exp_(W(-0.5) * w * w);
+    return cast<T>(widen(dy) * (gelu_cdf(w) + w * density));
+  }
+};
+struct GeluTanhBackward {
+  template <typename T> JIASU_FN T operator()(T dy, T x) const {
+    using W = wide_t<T>;
+    const W w = widen(x), t = gelu_tanh_term(w);
+    const W inner_slope = W(0.79788456080286535588) * (W(1) + W(3 * 0.044715) * w * w);
+    return cast<T>(widen(dy) * (W(0.5) * (W(1) + t) + W(0.5) * w * (W(1) - t * t) * inner_slope));
+  }
+};
+
 }  // namespace jiasu::ufunc
