@@ -25,7 +25,9 @@ nb::object numpy_view(const Array& a) {
   return numpy().attr("asarray")(nb::cast(a));
 }
 
+// The core's host product (ops::set_host_product); core code may call it without the GIL.
 void run_on_cpu(const ops::Product& p) {
+  nb::gil_scoped_acquire locked;
   nb::object a = numpy_view(p.a), b = numpy_view(p.b), out = numpy_view(p.result);
   if (!p.dot) {
     numpy().attr("matmul")(a, b, nb::arg("out") = out);
@@ -36,14 +38,10 @@ void run_on_cpu(const ops::Product& p) {
   }
 }
 
-Array compute(const ops::Product& p) {
-  if (p.result.on_host()) {
-    run_on_cpu(p);
-  } else {
-    nb::gil_scoped_release unlocked;
-    ops::run_on_gpu(p);
-  }
-  return p.result;
+Array computed(const ops::Product& p) {
+  if (p.result.on_host()) return ops::compute(p);
+  nb::gil_scoped_release unlocked;
+  return ops::compute(p);
 }
 
 const Array* optional_out(nb::handle out, const char* op) {
@@ -52,12 +50,12 @@ const Array* optional_out(nb::handle out, const char* op) {
 
 // The result: `out` itself when given, as NumPy returns it.
 nb::object matmul(nb::handle a, nb::handle b, nb::handle out) {
-  Array result = compute(ops::prepare_matmul(operand(a, "matmul"), operand(b, "matmul"), optional_out(out, "matmul")));
+  Array result = computed(ops::prepare_matmul(operand(a, "matmul"), operand(b, "matmul"), optional_out(out, "matmul")));
   return out.is_none() ? nb::cast(std::move(result)) : nb::borrow(out);
 }
 
 nb::object dot(nb::handle a, nb::handle b, nb::handle out) {
-  Array result = compute(ops::prepare_dot(operand(a, "dot"), operand(b, "dot"), optional_out(out, "dot")));
+  Array result = computed(ops::prepare_dot(operand(a, "dot"), operand(b, "dot"), optional_out(out, "dot")));
   return out.is_none() ? nb::cast(std::move(result)) : nb::borrow(out);
 }
 
@@ -70,6 +68,7 @@ nb::object binary(nb::handle a, nb::handle b, nb::handle out) {
 }  // namespace
 
 void bind_matmul(nb::module_& m) {
+  ops::set_host_product(&run_on_cpu);
   m.def("matmul", &matmul, nb::arg("a"), nb::arg("b"), nb::arg("out").none() = nb::none());
   m.def("dot", &dot, nb::arg("a"), nb::arg("b"), nb::arg("out").none() = nb::none());
   m.def("set_matmul_precision", &ops::set_matmul_precision, nb::arg("precision"));

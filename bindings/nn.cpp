@@ -1,7 +1,10 @@
 // jiasu.nn's C++ functions (jiasu._core.nn, re-exported by python/jiasu/nn.py): conversion only, the work is
 // dnn/nn.hpp's. Arrays are jiasu arrays or GPU arrays of other libraries (torch, CuPy), viewed without a copy.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 
+#include <array>
+#include <optional>
 #include <string>
 
 #include "common.hpp"
@@ -20,7 +23,7 @@ Array array_argument(nb::handle value, const char* function, const char* what) {
 
 // Large arrays run without the GIL, as the elementwise operations do.
 template <typename F>
-Array released(const Array& a, F&& f) {
+auto released(const Array& a, F&& f) -> decltype(f()) {
   if (a.size() >= kReleaseGilElements) {
     nb::gil_scoped_release unlocked;
     return f();
@@ -48,6 +51,30 @@ Array backward(const std::string& name, nb::handle grad_output, nb::handle input
   const Array x = array_argument(input, function.c_str(), "input");
   return released(x, [&] { return dnn::activation_backward(name, dy, x, o); });
 }
+
+// An int, or a pair of ints (rows, columns), as PyTorch's _pair.
+std::array<int64_t, 2> pair_from(nb::handle value, const char* what) {
+  if (PyLong_Check(value.ptr())) {
+    const int64_t v = nb::cast<int64_t>(value);
+    return {v, v};
+  }
+  if ((PyTuple_Check(value.ptr()) || PyList_Check(value.ptr())) && nb::len(value) == 2)
+    return {nb::cast<int64_t>(value[0]), nb::cast<int64_t>(value[1])};
+  throw BadArgument(std::string("jiasu.nn.conv2d: ") + what + " must be an int or a pair of ints, not " +
+                    python_type_name(value));
+}
+
+dnn::ConvParams conv_params(nb::handle stride, nb::handle padding, nb::handle dilation, int64_t groups,
+                            const Array& weight) {
+  std::string mode;
+  std::array<int64_t, 2> pads{0, 0};
+  if (PyUnicode_Check(padding.ptr())) mode = nb::cast<std::string>(padding);
+  else pads = pair_from(padding, "padding");
+  return dnn::conv_params(pair_from(stride, "stride"), mode, pads, pair_from(dilation, "dilation"), groups,
+                          weight.shape());
+}
+
+nb::object optional_array(std::optional<Array>& a) { return a ? nb::cast(std::move(*a)) : nb::none(); }
 
 }  // namespace
 
@@ -86,6 +113,35 @@ void bind_nn(nb::module_& parent) {
       return released(y, [&] { return dnn::softmax_backward(dy, y, dim, log); });
     }, grad, nb::arg("output"), nb::arg("dim"));
   }
+  m.def("conv2d", [](nb::handle input, nb::handle weight, nb::handle bias, nb::handle stride, nb::handle padding,
+                     nb::handle dilation, int64_t groups) {
+    const Array x = array_argument(input, "conv2d", "input"), w = array_argument(weight, "conv2d", "weight");
+    std::optional<Array> b;
+    if (!bias.is_none()) b = array_argument(bias, "conv2d", "bias");
+    const dnn::ConvParams params = conv_params(stride, padding, dilation, groups, w);
+    return released(x, [&] { return dnn::conv2d(x, w, b ? &*b : nullptr, params); });
+  }, input, nb::arg("weight"), nb::arg("bias").none() = nb::none(), nb::arg("stride") = 1, nb::arg("padding") = 0,
+     nb::arg("dilation") = 1, nb::arg("groups") = 1);
+  m.def("conv2d_backward", [](nb::handle grad_output, nb::handle input, nb::handle weight, nb::handle stride,
+                              nb::handle padding, nb::handle dilation, int64_t groups, nb::handle needs) {
+    const char* name = "conv2d_backward";
+    const Array dy = array_argument(grad_output, name, "grad_output"), x = array_argument(input, name, "input"),
+                w = array_argument(weight, name, "weight");
+    bool need[3] = {false, false, false};
+    for (nb::handle item : needs) {
+      const std::string what = nb::cast<std::string>(item);
+      const int index = what == "x" || what == "input" ? 0 : what == "weight" ? 1 : what == "bias" ? 2 : -1;
+      if (index < 0) throw BadValue("jiasu.nn.conv2d_backward: needs takes 'x', 'weight' and 'bias', not '" + what + "'");
+      need[index] = true;
+    }
+    const dnn::ConvParams params = conv_params(stride, padding, dilation, groups, w);
+    dnn::ConvGradients grads = released(x, [&] {
+      return dnn::conv2d_backward(dy, x, w, params, need[0], need[1], need[2]);
+    });
+    return nb::make_tuple(optional_array(grads.x), optional_array(grads.weight), optional_array(grads.bias));
+  }, grad, input, nb::arg("weight"), nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("dilation") = 1,
+     nb::arg("groups") = 1, nb::arg("needs") = nb::make_tuple("x", "weight", "bias"));
+
   for (bool gradient : {false, true}) {
     const std::string name = gradient ? "cross_entropy_backward" : "cross_entropy";
     m.def(name.c_str(), [name, gradient](nb::handle input, nb::handle target) {

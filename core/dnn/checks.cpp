@@ -15,10 +15,14 @@ void require_float(const Array& a, const char* function, const char* what) {
 }
 
 void require_same(const Array& a, const char* a_name, const Array& b, const char* b_name, const char* function) {
-  const std::string prefix = std::string("jiasu.nn.") + function + ": ";
   if (a.shape() != b.shape())
-    throw BadValue(prefix + a_name + " has shape " + shape_string(a.shape()) + " but " + b_name + " has shape " +
-                   shape_string(b.shape()));
+    throw BadValue(std::string("jiasu.nn.") + function + ": " + a_name + " has shape " + shape_string(a.shape()) +
+                   " but " + b_name + " has shape " + shape_string(b.shape()));
+  require_like(a, a_name, b, b_name, function);
+}
+
+void require_like(const Array& a, const char* a_name, const Array& b, const char* b_name, const char* function) {
+  const std::string prefix = std::string("jiasu.nn.") + function + ": ";
   if (a.dtype() != b.dtype())
     throw BadArgument(prefix + a_name + " is " + info(a.dtype()).name + " but " + b_name + " is " +
                       info(b.dtype()).name);

@@ -11,7 +11,9 @@ namespace jiasu::dnn {
 
 // BadArgument unless `a` has a float dtype; `what` names the argument.
 void require_float(const Array& a, const char* function, const char* what);
-// BadValue unless a and b have one shape, BadArgument unless one dtype, InvalidArrayError unless one device.
+// BadArgument unless a and b have one dtype, InvalidArrayError unless one device.
+void require_like(const Array& a, const char* a_name, const Array& b, const char* b_name, const char* function);
+// require_like, and BadValue unless a and b have one shape.
 void require_same(const Array& a, const char* a_name, const Array& b, const char* b_name, const char* function);
 // `dim` in [0, ndim) from PyTorch's [-ndim, ndim) (a 0-d array counts as 1-d); OutOfRange otherwise.
 int64_t normalize_dim(int64_t dim, int64_t ndim, const char* function);

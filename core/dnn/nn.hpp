@@ -4,7 +4,9 @@
 // rounded back, as PyTorch does. Messages name the function as Python sees it ("jiasu.nn.relu").
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "array/array.hpp"
@@ -33,5 +35,29 @@ Array softmax_backward(const Array& grad_y, const Array& y, int64_t dim, bool lo
 Array cross_entropy(const Array& logits, const Array& target);
 // The gradient of that mean with respect to the logits: (softmax(logits) - one_hot(target)) / N.
 Array cross_entropy_backward(const Array& logits, const Array& target);
+
+// ---- 2-D convolution (cross-correlation, as PyTorch's conv2d) of NCHW-shaped arrays, C-contiguous or
+// channels-last (NHWC strides); the result in the input's layout.
+struct ConvParams {
+  std::array<int64_t, 2> stride{1, 1}, dilation{1, 1};
+  std::array<int64_t, 2> pad_before{0, 0}, pad_after{0, 0};  // rows, columns
+  int64_t groups = 1;
+};
+// The parameters from PyTorch's arguments: `padding_mode` "same" or "valid", else `padding` (both sides);
+// BadValue for a stride or dilation below 1, padding below 0, groups below 1, "same" with a stride.
+// "same" pads d * (k - 1) in all, the extra element after, as PyTorch does.
+ConvParams conv_params(std::array<int64_t, 2> stride, const std::string& padding_mode, std::array<int64_t, 2> padding,
+                       std::array<int64_t, 2> dilation, int64_t groups, const Shape& weight_shape);
+
+// y = conv2d(x, weight) + bias: x (N, C, H, W), weight (K, C / groups, R, S), bias (K,) or none. BadValue for
+// shapes that do not fit (naming both), BadArgument for dtypes that differ or are not float.
+Array conv2d(const Array& x, const Array& weight, const Array* bias, const ConvParams& params);
+
+// The gradients of conv2d with respect to x, weight and bias, each only when asked for.
+struct ConvGradients {
+  std::optional<Array> x, weight, bias;
+};
+ConvGradients conv2d_backward(const Array& grad_y, const Array& x, const Array& weight, const ConvParams& params,
+                              bool need_x, bool need_weight, bool need_bias);
 
 }  // namespace jiasu::dnn

@@ -1,4 +1,5 @@
-// The rules of matmul and dot that need no GPU: shapes, dtypes, how operands are stored, the batch plan.
+// The rules of matmul and dot that need no GPU (shapes, dtypes, how operands are stored, the batch plan), and the
+// choice of backend for a product.
 #include "ops/matmul.hpp"
 
 #include "array/promotion.hpp"
@@ -270,5 +271,24 @@ Product prepare_dot(const Array& a, const Array& b, const Array* out) {
   const DType dtype = product_dtype(a.dtype(), b.dtype(), "dot");
   return Product{a, b, result_array(a, shape, dtype, out, "dot"), true};
 }
+
+namespace {
+std::atomic<HostProduct> host_product{nullptr};
+}  // namespace
+
+void set_host_product(HostProduct run) { host_product = run; }
+
+Array compute(const Product& product) {
+  if (!product.result.on_host()) {
+    run_on_gpu(product);
+  } else if (HostProduct run = host_product.load()) {
+    run(product);
+  } else {
+    throw LibraryNotFound("jiasu: the CPU backend's matrix product is NumPy's, which the Python module installs");
+  }
+  return product.result;
+}
+
+Array matmul(const Array& a, const Array& b, const Array* out) { return compute(prepare_matmul(a, b, out)); }
 
 }  // namespace jiasu::ops

@@ -82,4 +82,14 @@ Product prepare_dot(const Array& a, const Array& b, const Array* out);
 // naming the dtype for types cuBLASLt has no product for (integers, bool), LibraryNotFound without cuBLASLt.
 void run_on_gpu(const Product& product);
 
+// The CPU backend's product, which the Python layer provides (NumPy's BLAS on views of the arrays:
+// bindings/matmul.cpp) and installs once. It takes the GIL itself.
+using HostProduct = void (*)(const Product& product);
+void set_host_product(HostProduct run);
+// A prepared product computed on its backend: run_on_gpu, or the host product (LibraryNotFound before one is
+// installed). Returns product.result.
+Array compute(const Product& product);
+// NumPy's matmul on either backend (prepare_matmul, then compute).
+Array matmul(const Array& a, const Array& b, const Array* out = nullptr);
+
 }  // namespace jiasu::ops

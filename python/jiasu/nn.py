@@ -4,7 +4,8 @@ arrays), on both backends. Each ``*_backward`` function returns the gradients of
 gradient of its output. See docs/nn.md.
 
 The activations and softmax run in jiasu's own elementwise engine and reductions (the C++ core's
-dnn/ and ops/); linear is a matrix product (cuBLASLt on the GPU).
+dnn/ and ops/); linear and conv2d are matrix products (cuBLASLt on a GPU, NumPy's BLAS on the CPU backend),
+conv2d's over an im2col matrix.
 """
 from . import _core
 from ._linalg import matmul as _matmul
@@ -27,6 +28,8 @@ softmax = _nn.softmax
 softmax_backward = _nn.softmax_backward
 log_softmax = _nn.log_softmax
 log_softmax_backward = _nn.log_softmax_backward
+conv2d = _nn.conv2d
+conv2d_backward = _nn.conv2d_backward
 cross_entropy = _nn.cross_entropy
 cross_entropy_backward = _nn.cross_entropy_backward
 
@@ -69,5 +72,5 @@ def linear_backward(grad_output, input, weight):  # noqa: A002
 
 __all__ = ["relu", "relu_backward", "leaky_relu", "leaky_relu_backward", "sigmoid", "sigmoid_backward", "tanh",
            "tanh_backward", "silu", "silu_backward", "gelu", "gelu_backward", "softmax", "softmax_backward",
-           "log_softmax", "log_softmax_backward", "cross_entropy", "cross_entropy_backward", "linear",
+           "log_softmax", "log_softmax_backward", "conv2d", "conv2d_backward", "cross_entropy", "cross_entropy_backward", "linear",
            "linear_backward"]
