@@ -53,14 +53,14 @@ Array backward(const std::string& name, nb::handle grad_output, nb::handle input
 }
 
 // An int, or a pair of ints (rows, columns), as PyTorch's _pair.
-std::array<int64_t, 2> pair_from(nb::handle value, const char* what) {
+std::array<int64_t, 2> pair_from(nb::handle value, const char* what, const char* function = "conv2d") {
   if (PyLong_Check(value.ptr())) {
     const int64_t v = nb::cast<int64_t>(value);
     return {v, v};
   }
   if ((PyTuple_Check(value.ptr()) || PyList_Check(value.ptr())) && nb::len(value) == 2)
     return {nb::cast<int64_t>(value[0]), nb::cast<int64_t>(value[1])};
-  throw BadArgument(std::string("jiasu.nn.conv2d: ") + what + " must be an int or a pair of ints, not " +
+  throw BadArgument(std::string("jiasu.nn.") + function + ": " + what + " must be an int or a pair of ints, not " +
                     python_type_name(value));
 }
 
@@ -75,6 +75,21 @@ dnn::ConvParams conv_params(nb::handle stride, nb::handle padding, nb::handle di
 }
 
 nb::object optional_array(std::optional<Array>& a) { return a ? nb::cast(std::move(*a)) : nb::none(); }
+
+dnn::PoolParams pool_params(nb::handle kernel, nb::handle stride, nb::handle padding, bool count_include_pad,
+                            const char* function) {
+  std::optional<std::array<int64_t, 2>> steps;
+  if (!stride.is_none()) steps = pair_from(stride, "stride", function);
+  return dnn::pool_params(pair_from(kernel, "kernel_size", function), steps, pair_from(padding, "padding", function),
+                          count_include_pad, function);
+}
+
+// None or an array.
+std::optional<Array> maybe_array(nb::handle value, const char* function, const char* what) {
+  if (value.is_none()) return std::nullopt;
+  return array_argument(value, function, what);
+}
+const Array* pointer(const std::optional<Array>& a) { return a ? &*a : nullptr; }
 
 }  // namespace
 
@@ -141,6 +156,74 @@ void bind_nn(nb::module_& parent) {
     return nb::make_tuple(optional_array(grads.x), optional_array(grads.weight), optional_array(grads.bias));
   }, grad, input, nb::arg("weight"), nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("dilation") = 1,
      nb::arg("groups") = 1, nb::arg("needs") = nb::make_tuple("x", "weight", "bias"));
+
+  const auto kernel = nb::arg("kernel_size");
+  const auto stride = nb::arg("stride").none() = nb::none();
+  const auto padding = nb::arg("padding") = 0;
+  const auto include_pad = nb::arg("count_include_pad") = true;
+  m.def("max_pool2d", [](nb::handle input, nb::handle kernel_size, nb::handle stride, nb::handle padding) {
+    const Array x = array_argument(input, "max_pool2d", "input");
+    const dnn::PoolParams p = pool_params(kernel_size, stride, padding, true, "max_pool2d");
+    return released(x, [&] { return dnn::max_pool2d(x, p); });
+  }, input, kernel, stride, padding);
+  m.def("max_pool2d_backward", [](nb::handle grad_output, nb::handle input, nb::handle kernel_size, nb::handle stride,
+                                  nb::handle padding) {
+    const char* name = "max_pool2d_backward";
+    const Array dy = array_argument(grad_output, name, "grad_output"), x = array_argument(input, name, "input");
+    const dnn::PoolParams p = pool_params(kernel_size, stride, padding, true, name);
+    return released(x, [&] { return dnn::max_pool2d_backward(dy, x, p); });
+  }, grad, input, kernel, stride, padding);
+  m.def("avg_pool2d", [](nb::handle input, nb::handle kernel_size, nb::handle stride, nb::handle padding,
+                         bool count_include_pad) {
+    const Array x = array_argument(input, "avg_pool2d", "input");
+    const dnn::PoolParams p = pool_params(kernel_size, stride, padding, count_include_pad, "avg_pool2d");
+    return released(x, [&] { return dnn::avg_pool2d(x, p); });
+  }, input, kernel, stride, padding, include_pad);
+  m.def("avg_pool2d_backward", [](nb::handle grad_output, nb::handle input, nb::handle kernel_size, nb::handle stride,
+                                  nb::handle padding, bool count_include_pad) {
+    const char* name = "avg_pool2d_backward";
+    const Array dy = array_argument(grad_output, name, "grad_output"), x = array_argument(input, name, "input");
+    const dnn::PoolParams p = pool_params(kernel_size, stride, padding, count_include_pad, name);
+    return released(x, [&] { return dnn::avg_pool2d_backward(dy, x, p); });
+  }, grad, input, kernel, stride, padding, include_pad);
+
+  m.def("batch_norm", [](nb::handle input, nb::handle running_mean, nb::handle running_var, nb::handle weight,
+                         nb::handle bias, bool training, double momentum, double eps) {
+    const char* name = "batch_norm";
+    const Array x = array_argument(input, name, "input");
+    const std::optional<Array> mean = maybe_array(running_mean, name, "running_mean"),
+                               var = maybe_array(running_var, name, "running_var"),
+                               w = maybe_array(weight, name, "weight"), b = maybe_array(bias, name, "bias");
+    return released(x, [&] {
+      if (training) return dnn::batch_norm_training(x, pointer(w), pointer(b), pointer(mean), pointer(var), momentum, eps).y;
+      if (!mean || !var) throw BadValue("jiasu.nn.batch_norm: running_mean and running_var are needed when not training");
+      return dnn::batch_norm_inference(x, *mean, *var, pointer(w), pointer(b), eps);
+    });
+  }, input, nb::arg("running_mean").none(), nb::arg("running_var").none(), nb::arg("weight").none() = nb::none(),
+     nb::arg("bias").none() = nb::none(), nb::arg("training") = false, nb::arg("momentum") = 0.1,
+     nb::arg("eps") = 1e-5);
+  m.def("batch_norm_training", [](nb::handle input, nb::handle weight, nb::handle bias, nb::handle running_mean,
+                                  nb::handle running_var, double momentum, double eps) {
+    const char* name = "batch_norm_training";
+    const Array x = array_argument(input, name, "input");
+    const std::optional<Array> mean = maybe_array(running_mean, name, "running_mean"),
+                               var = maybe_array(running_var, name, "running_var"),
+                               w = maybe_array(weight, name, "weight"), b = maybe_array(bias, name, "bias");
+    dnn::BatchNormTraining r = released(x, [&] {
+      return dnn::batch_norm_training(x, pointer(w), pointer(b), pointer(mean), pointer(var), momentum, eps);
+    });
+    return nb::make_tuple(std::move(r.y), std::move(r.saved_mean), std::move(r.saved_invstd));
+  }, input, nb::arg("weight").none(), nb::arg("bias").none(), nb::arg("running_mean").none(),
+     nb::arg("running_var").none(), nb::arg("momentum") = 0.1, nb::arg("eps") = 1e-5);
+  m.def("batch_norm_backward", [](nb::handle grad_output, nb::handle input, nb::handle weight, nb::handle saved_mean,
+                                  nb::handle saved_invstd) {
+    const char* name = "batch_norm_backward";
+    const Array dy = array_argument(grad_output, name, "grad_output"), x = array_argument(input, name, "input");
+    const std::optional<Array> w = maybe_array(weight, name, "weight");
+    const Array mean = array_argument(saved_mean, name, "saved_mean"), invstd = array_argument(saved_invstd, name, "saved_invstd");
+    dnn::BatchNormGradients g = released(x, [&] { return dnn::batch_norm_backward(dy, x, pointer(w), mean, invstd); });
+    return nb::make_tuple(std::move(g.x), std::move(g.weight), std::move(g.bias));
+  }, grad, input, nb::arg("weight").none(), nb::arg("saved_mean"), nb::arg("saved_invstd"));
 
   for (bool gradient : {false, true}) {
     const std::string name = gradient ? "cross_entropy_backward" : "cross_entropy";

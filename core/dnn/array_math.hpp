@@ -36,6 +36,10 @@ inline Array apply(ops::Ufunc op, const Array& a, double b) {
   const ops::Operand in[] = {operand(a), weak_float(b)};
   return ops::apply(op, in, 2);
 }
+inline Array apply(ops::Ufunc op, double a, const Array& b) {
+  const ops::Operand in[] = {weak_float(a), operand(b)};
+  return ops::apply(op, in, 2);
+}
 // where(condition, a, 0).
 inline Array where_else_zero(const Array& condition, const Array& a) {
   ops::Operand zero = weak_float(0);

@@ -60,4 +60,37 @@ struct ConvGradients {
 ConvGradients conv2d_backward(const Array& grad_y, const Array& x, const Array& weight, const ConvParams& params,
                               bool need_x, bool need_weight, bool need_bias);
 
+// ---- 2-D pooling of NCHW-shaped arrays (C-contiguous or channels-last; the result in the input's layout), on
+// windows that stay inside the padded input (PyTorch's ceil_mode=False).
+struct PoolParams {
+  std::array<int64_t, 2> kernel{1, 1}, stride{1, 1}, padding{0, 0};
+  bool count_include_pad = true;  // avg_pool2d: padding counts in each window's divisor
+};
+// From PyTorch's arguments (no stride: the kernel size); BadValue for sizes below 1, padding below 0 or above
+// half the kernel, as PyTorch refuses.
+PoolParams pool_params(std::array<int64_t, 2> kernel, std::optional<std::array<int64_t, 2>> stride,
+                       std::array<int64_t, 2> padding, bool count_include_pad, const char* function);
+Array max_pool2d(const Array& x, const PoolParams& params);
+// The gradient reaches each window's first maximum (in row-major order), as PyTorch's does.
+Array max_pool2d_backward(const Array& grad_y, const Array& x, const PoolParams& params);
+Array avg_pool2d(const Array& x, const PoolParams& params);
+Array avg_pool2d_backward(const Array& grad_y, const Array& x, const PoolParams& params);
+
+// ---- batch normalisation over (N, H, W) per channel of x (N, C, ...): any rank of at least 2.
+// Inference: (x - running_mean) / sqrt(running_var + eps) * weight + bias (weight and bias optional).
+Array batch_norm_inference(const Array& x, const Array& running_mean, const Array& running_var, const Array* weight,
+                           const Array* bias, double eps);
+struct BatchNormTraining {
+  Array y, saved_mean, saved_invstd;  // saved_*: (C,) float32 (float64 for float64 inputs)
+};
+// Training: normalised by the batch's statistics (biased variance); the running statistics, when given, are
+// updated in place with the unbiased variance: r = (1 - momentum) r + momentum * batch, as PyTorch does.
+BatchNormTraining batch_norm_training(const Array& x, const Array* weight, const Array* bias, const Array* running_mean,
+                                      const Array* running_var, double momentum, double eps);
+struct BatchNormGradients {
+  Array x, weight, bias;
+};
+BatchNormGradients batch_norm_backward(const Array& grad_y, const Array& x, const Array* weight, const Array& saved_mean,
+                                       const Array& saved_invstd);
+
 }  // namespace jiasu::dnn

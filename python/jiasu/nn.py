@@ -30,6 +30,13 @@ log_softmax = _nn.log_softmax
 log_softmax_backward = _nn.log_softmax_backward
 conv2d = _nn.conv2d
 conv2d_backward = _nn.conv2d_backward
+max_pool2d = _nn.max_pool2d
+max_pool2d_backward = _nn.max_pool2d_backward
+avg_pool2d = _nn.avg_pool2d
+avg_pool2d_backward = _nn.avg_pool2d_backward
+batch_norm = _nn.batch_norm
+batch_norm_training = _nn.batch_norm_training
+batch_norm_backward = _nn.batch_norm_backward
 cross_entropy = _nn.cross_entropy
 cross_entropy_backward = _nn.cross_entropy_backward
 
@@ -72,5 +79,7 @@ def linear_backward(grad_output, input, weight):  # noqa: A002
 
 __all__ = ["relu", "relu_backward", "leaky_relu", "leaky_relu_backward", "sigmoid", "sigmoid_backward", "tanh",
            "tanh_backward", "silu", "silu_backward", "gelu", "gelu_backward", "softmax", "softmax_backward",
-           "log_softmax", "log_softmax_backward", "conv2d", "conv2d_backward", "cross_entropy", "cross_entropy_backward", "linear",
+           "log_softmax", "log_softmax_backward", "conv2d", "conv2d_backward", "max_pool2d",
+           "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward", "batch_norm", "batch_norm_training",
+           "batch_norm_backward", "cross_entropy", "cross_entropy_backward", "linear",
            "linear_backward"]
