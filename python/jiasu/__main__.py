@@ -14,16 +14,24 @@ def main(argv=None):
         description="Check the driver, GPUs, CUDA libraries and host C++ compiler jiasu uses, say which backend "
                     "is active and how to fix what is missing. Exits 0 when a backend is ready, 1 otherwise.")
     doctor.add_argument("--json", action="store_true", help="print the facts as JSON")
-    commands.add_parser(
-        "demo", help="add two vectors of a million floats with a Python kernel, check and time it",
+    demo = commands.add_parser(
+        "demo", help="add two vectors of a million floats with a Python kernel (or, with `nn`, train a CNN)",
         description="Add two vectors of a million floats with the seed example's @jiasu.kernel, on the active "
                     "backend (the GPU, else the CPU), check the result against NumPy and time it. Exits 0 "
-                    "when it ran and was right, 1 when it failed, 2 when no backend can run it.")
+                    "when it ran and was right, 1 when it failed, 2 when no backend can run it. "
+                    "`demo nn` trains a small CNN with jiasu.nn on synthetic images (beside PyTorch where it has "
+                    "a GPU) and exits 0 when the loss fell below half its start.")
+    demo.add_argument("which", nargs="?", choices=["add", "nn"], default="add", help="which demo (default: add)")
+    demo.add_argument("--plot", metavar="FILE.png", help="nn: draw the loss curves (needs matplotlib)")
+    demo.add_argument("--epochs", type=int, default=6, help="nn: epochs to train (default: 6)")
     args = parser.parse_args(argv)
 
     if args.command == "doctor":
         from . import _doctor
         return _doctor.main(as_json=args.json)
+    if args.command == "demo" and args.which == "nn":
+        from . import _demo_nn
+        return _demo_nn.main(plot_path=args.plot, epochs=args.epochs)
     if args.command == "demo":
         from . import _demo
         return _demo.main()
