@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "dnn/convolution_cudnn.hpp"
 #include "dnn/nn.hpp"
 
 namespace jiasu::py {
@@ -224,6 +225,24 @@ void bind_nn(nb::module_& parent) {
     dnn::BatchNormGradients g = released(x, [&] { return dnn::batch_norm_backward(dy, x, pointer(w), mean, invstd); });
     return nb::make_tuple(std::move(g.x), std::move(g.weight), std::move(g.bias));
   }, grad, input, nb::arg("weight").none(), nb::arg("saved_mean"), nb::arg("saved_invstd"));
+
+  m.def("set_allow_tf32", &dnn::set_allow_tf32, nb::arg("allow"));
+  m.def("allow_tf32", &dnn::allow_tf32);
+  m.def("cudnn_info", [] {
+    const dnn::CudnnReport r = dnn::cudnn_report();
+    nb::dict d;
+    d["built"] = r.built;
+    d["frontend"] = r.frontend;
+    d["loaded"] = r.loaded;
+    d["library"] = r.library;
+    d["version"] = r.version;
+    d["why_not"] = r.why_not;
+    d["passes"] = r.passes;
+    d["fallbacks"] = r.fallbacks;
+    d["last_fallback"] = r.last_fallback;
+    return d;
+  }, "How jiasu.nn uses cuDNN: whether it was built with cudnn-frontend, the library it loaded (loading it "
+     "if needed), and the convolution passes cuDNN ran or declined.");
 
   for (bool gradient : {false, true}) {
     const std::string name = gradient ? "cross_entropy_backward" : "cross_entropy";

@@ -1,5 +1,6 @@
-// conv2d and its gradients as matrix products over an im2col matrix (on a GPU cuBLASLt's, on the CPU backend
-// NumPy's BLAS): the input, zero-padded, is viewed without a copy as (N, G, C/G, R, S, OH, OW) through its
+// conv2d and its gradients: on a GPU through cuDNN (dnn/convolution_cudnn.hpp) where it runs the problem; else
+// (the CPU backend, float64, problems cuDNN declines) as matrix products over an im2col matrix (cuBLASLt's on a
+// GPU, NumPy's BLAS on the CPU backend): the input, zero-padded, is viewed without a copy as (N, G, C/G, R, S, OH, OW) through its
 // strides, copied into columns (N, G, C/G*R*S, OH*OW), and multiplied by the weight (G, K/G, C/G*R*S).
 // The input gradient scatters the columns' gradient back, one strided add per kernel position.
 // float16 and bfloat16 are computed in float32 and rounded back.
@@ -10,6 +11,7 @@
 #include "array/promotion.hpp"
 #include "dnn/array_math.hpp"
 #include "dnn/checks.hpp"
+#include "dnn/convolution_cudnn.hpp"
 #include "dnn/nn.hpp"
 #include "dnn/windows.hpp"
 #include "ops/join.hpp"
@@ -57,6 +59,13 @@ void require_vector(const Array* bias, const Array& x, int64_t k, const char* fu
   require_like(*bias, "bias", x, "input", function);
 }
 
+// y += bias, broadcast over (N, ., H, W).
+void add_bias(const Array& y, const Array& bias) {
+  const Array b = bias.reshape({1, bias.shape()[0], 1, 1});
+  const ops::Operand in[] = {math::operand(y), math::operand(b)};
+  ops::apply(Ufunc::Add, in, 2, &y);
+}
+
 }  // namespace
 
 ConvParams conv_params(std::array<int64_t, 2> stride, const std::string& padding_mode, std::array<int64_t, 2> padding,
@@ -88,20 +97,60 @@ ConvParams conv_params(std::array<int64_t, 2> stride, const std::string& padding
   return p;
 }
 
+
 Array conv2d(const Array& x, const Array& weight, const Array* bias, const ConvParams& p) {
   const Windows g = geometry(x, weight, p, "conv2d");
   require_vector(bias, x, weight.shape()[0], "conv2d");
+  if (!x.on_host()) {
+    const Array y = empty_in_layout_of({g.n, weight.shape()[0], g.oh, g.ow}, x.dtype(), x);
+    if (cudnn_convolution(cudnn::Pass::Forward, x, weight, y, p)) {
+      if (bias) add_bias(y, *bias);
+      return y;
+    }
+  }
   const Array xin = computed_in_float32(x), win = computed_in_float32(weight);
   const int64_t kg = weight.shape()[0] / p.groups, crs = g.c / p.groups * g.r * g.s;
   Array y = ops::matmul(ops::reshape(win, {p.groups, kg, crs}), columns(padded(xin, g, 0), g))
                 .reshape({g.n, weight.shape()[0], g.oh, g.ow});
-  if (bias) {
-    const Array b = computed_in_float32(*bias).reshape({1, weight.shape()[0], 1, 1});
-    const ops::Operand in[] = {math::operand(y), math::operand(b)};
-    ops::apply(Ufunc::Add, in, 2, &y);
-  }
+  if (bias) add_bias(y, computed_in_float32(*bias));
   return in_layout_of(rounded_back(y, x.dtype()), x);
 }
+
+namespace {
+
+// The gradients through the im2col matrix; dy is (N, G, K/G, OH * OW), float32 for the half types.
+Array im2col_weight_gradient(const Array& dy, const Array& xin, const Array& weight, const Windows& g) {
+  // (G, K/G, N * P) @ (G, N * P, C/G * R * S): the batch summed inside one product.
+  const int64_t groups = g.p.groups, crs = g.c / groups * g.r * g.s;
+  const Array cols = columns(padded(xin, g, 0), g);
+  const Array dy_rows = ops::astype(transposed(dy, {1, 2, 0, 3}), dy.dtype()).reshape({groups, dy.shape()[2], -1});
+  const Array cols_rows = ops::astype(transposed(cols, {1, 0, 3, 2}), cols.dtype()).reshape({groups, -1, crs});
+  const Array dw = ops::matmul(dy_rows, cols_rows).reshape(weight.shape());
+  return in_layout_of(rounded_back(dw, weight.dtype()), weight);
+}
+
+Array im2col_input_gradient(const Array& dy, const Array& x, const Array& weight, const Windows& g) {
+  const int64_t groups = g.p.groups, crs = g.c / groups * g.r * g.s;
+  const Array wg = ops::reshape(computed_in_float32(weight), {groups, dy.shape()[2], crs});
+  const Array dcols = ops::matmul(transposed(wg, {0, 2, 1}), dy).reshape({g.n, groups, g.c / groups, g.r, g.s, g.oh, g.ow});
+  const Array dxp = zeros({g.n, g.c, g.hp, g.wp}, dcols.dtype(), x.device());
+  for (int64_t r = 0; r < g.r; ++r) {
+    for (int64_t s = 0; s < g.s; ++s) {
+      const Array target = dxp.view(window_position(dxp, g, r, s));
+      std::vector<IndexItem> at(5);
+      for (int i = 0; i < 3; ++i) at[i].kind = IndexItem::Slice;
+      at[3].index = r;
+      at[4].index = s;
+      const Array part = dcols.index(at);
+      const ops::Operand in[] = {math::operand(target), math::operand(part)};
+      ops::apply(Ufunc::Add, in, 2, &target);
+    }
+  }
+  const Array dx = g.hp == g.h && g.wp == g.w ? dxp : ops::astype(dxp.view(interior(dxp, g)), dxp.dtype());
+  return in_layout_of(rounded_back(dx, x.dtype()), x);
+}
+
+}  // namespace
 
 ConvGradients conv2d_backward(const Array& grad_y, const Array& x, const Array& weight, const ConvParams& p,
                               bool need_x, bool need_weight, bool need_bias) {
@@ -111,39 +160,24 @@ ConvGradients conv2d_backward(const Array& grad_y, const Array& x, const Array& 
     throw BadValue("jiasu.nn.conv2d_backward: grad_output has shape " + shape_string(grad_y.shape()) +
                    " but the output has shape " + shape_string(y_shape));
   require_like(grad_y, "grad_output", x, "input", "conv2d_backward");
-  const int64_t kg = weight.shape()[0] / p.groups, crs = g.c / p.groups * g.r * g.s;
-  const Array dy = ops::reshape(computed_in_float32(grad_y), {g.n, p.groups, kg, g.oh * g.ow});
-  const Array xin = computed_in_float32(x);
   ConvGradients out;
   if (need_bias)
     out.bias = rounded_back(math::reduce(ops::ReduceOp::Sum, computed_in_float32(grad_y), {0, 2, 3}, false), x.dtype());
-  if (need_weight) {
-    // (G, K/G, N * P) @ (G, N * P, C/G * R * S): the batch summed inside one product.
-    const Array cols = columns(padded(xin, g, 0), g);
-    const Array dy_rows = ops::astype(transposed(dy, {1, 2, 0, 3}), dy.dtype()).reshape({p.groups, kg, -1});
-    const Array cols_rows = ops::astype(transposed(cols, {1, 0, 3, 2}), cols.dtype()).reshape({p.groups, -1, crs});
-    const Array dw = ops::matmul(dy_rows, cols_rows).reshape(weight.shape());
-    out.weight = in_layout_of(rounded_back(dw, x.dtype()), weight);
-  }
-  if (need_x) {
-    const Array wg = ops::reshape(computed_in_float32(weight), {p.groups, kg, crs});
-    const Array dcols = ops::matmul(transposed(wg, {0, 2, 1}), dy)
-                            .reshape({g.n, p.groups, g.c / p.groups, g.r, g.s, g.oh, g.ow});
-    const Array dxp = zeros({g.n, g.c, g.hp, g.wp}, dcols.dtype(), x.device());
-    for (int64_t r = 0; r < g.r; ++r) {
-      for (int64_t s = 0; s < g.s; ++s) {
-        const Array target = dxp.view(window_position(dxp, g, r, s));
-        std::vector<IndexItem> at(5);
-        for (int i = 0; i < 3; ++i) at[i].kind = IndexItem::Slice;
-        at[3].index = r;
-        at[4].index = s;
-        const Array part = dcols.index(at);
-        const ops::Operand in[] = {math::operand(target), math::operand(part)};
-        ops::apply(Ufunc::Add, in, 2, &target);
-      }
+  if (!x.on_host()) {
+    if (need_weight) {
+      const Array dw = empty_in_layout_of(weight.shape(), weight.dtype(), weight);
+      if (cudnn_convolution(cudnn::Pass::WeightGradient, x, dw, grad_y, p)) out.weight = dw;
     }
-    const Array dx = g.hp == g.h && g.wp == g.w ? dxp : ops::astype(dxp.view(interior(dxp, g)), dxp.dtype());
-    out.x = in_layout_of(rounded_back(dx, x.dtype()), x);
+    if (need_x) {
+      const Array dx = empty_in_layout_of(x.shape(), x.dtype(), x);
+      if (cudnn_convolution(cudnn::Pass::DataGradient, dx, weight, grad_y, p)) out.x = dx;
+    }
+  }
+  if ((need_weight && !out.weight) || (need_x && !out.x)) {
+    const int64_t kg = weight.shape()[0] / p.groups;
+    const Array dy = ops::reshape(computed_in_float32(grad_y), {g.n, p.groups, kg, g.oh * g.ow});
+    if (need_weight && !out.weight) out.weight = im2col_weight_gradient(dy, computed_in_float32(x), weight, g);
+    if (need_x && !out.x) out.x = im2col_input_gradient(dy, x, weight, g);
   }
   return out;
 }

@@ -74,11 +74,15 @@ bool channels_last(const Array& a) {
          st[3] == st[1] * a.shape()[1] && st[2] == st[3] * a.shape()[3] && st[0] == st[2] * a.shape()[2];
 }
 
+Array empty_in_layout_of(const Shape& shape, DType dtype, const Array& like) {
+  if (!channels_last(like)) return Array::empty(shape, dtype, like.device());
+  const Array nhwc = Array::empty({shape[0], shape[2], shape[3], shape[1]}, dtype, like.device());
+  return nhwc.view(transpose_layout(nhwc.layout(), {0, 3, 1, 2}));
+}
+
 Array in_layout_of(const Array& a, const Array& like) {
   if (!channels_last(like) || channels_last(a)) return a;
-  const Shape& sh = a.shape();
-  Array nhwc = Array::empty({sh[0], sh[2], sh[3], sh[1]}, a.dtype(), a.device());
-  Array out = nhwc.view(transpose_layout(nhwc.layout(), {0, 3, 1, 2}));
+  const Array out = empty_in_layout_of(a.shape(), a.dtype(), like);
   ops::assign(out, a);
   return out;
 }

@@ -36,6 +36,8 @@ Array zeros(const Shape& shape, DType dtype, int device);
 
 // Whether `a` (N, C, H, W) is channels-last: C the fastest dimension (with C > 1, as PyTorch decides).
 bool channels_last(const Array& a);
+// An uninitialised (N, C, H, W) array, channels-last when `like` is, else C-contiguous.
+Array empty_in_layout_of(const Shape& shape, DType dtype, const Array& like);
 // `a` (C-contiguous) in the layout of `like`: a channels-last copy when `like` is channels-last, else `a`.
 Array in_layout_of(const Array& a, const Array& like);
 

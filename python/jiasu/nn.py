@@ -4,9 +4,14 @@ arrays), on both backends. Each ``*_backward`` function returns the gradients of
 gradient of its output. See docs/nn.md.
 
 The activations and softmax run in jiasu's own elementwise engine and reductions (the C++ core's
-dnn/ and ops/); linear and conv2d are matrix products (cuBLASLt on a GPU, NumPy's BLAS on the CPU backend),
-conv2d's over an im2col matrix.
+dnn/ and ops/); conv2d runs on cuDNN on a GPU (through cudnn-frontend, where jiasu was built with it), else
+as matrix products over an im2col matrix (cuBLASLt on a GPU, NumPy's BLAS on the CPU backend); linear is a
+matrix product. ``jiasu.nn.allow_tf32 = True`` lets float32 convolutions use TF32, ``cudnn_info()`` says
+how cuDNN is used.
 """
+import sys as _sys
+import types as _types
+
 from . import _core
 from ._linalg import matmul as _matmul
 
@@ -77,9 +82,27 @@ def linear_backward(grad_output, input, weight):  # noqa: A002
     return grad_input, grad_weight, grad_bias
 
 
+cudnn_info = _nn.cudnn_info
+
+
+class _Module(_types.ModuleType):
+    """jiasu.nn's settings are properties of the module, as PyTorch's torch.backends.cudnn.allow_tf32."""
+
+    @property
+    def allow_tf32(self):
+        """float32 convolutions may use TF32 tensor cores (default False, as PyTorch's for convolutions)."""
+        return _nn.allow_tf32()
+
+    @allow_tf32.setter
+    def allow_tf32(self, value):
+        _nn.set_allow_tf32(bool(value))
+
+
+_sys.modules[__name__].__class__ = _Module
+
 __all__ = ["relu", "relu_backward", "leaky_relu", "leaky_relu_backward", "sigmoid", "sigmoid_backward", "tanh",
            "tanh_backward", "silu", "silu_backward", "gelu", "gelu_backward", "softmax", "softmax_backward",
            "log_softmax", "log_softmax_backward", "conv2d", "conv2d_backward", "max_pool2d",
            "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward", "batch_norm", "batch_norm_training",
            "batch_norm_backward", "cross_entropy", "cross_entropy_backward", "linear",
-           "linear_backward"]
+           "linear_backward", "cudnn_info"]

@@ -161,7 +161,7 @@ def test_conv2d_errors():
         nn.conv2d(x, w, padding="full")
     with pytest.raises(ValueError, match=r"stride must be at least 1, not 0"):
         nn.conv2d(x, w, stride=0)
-    with pytest.raises(TypeError, match=r"input is float32 but weight is float64"):
+    with pytest.raises(TypeError, match=r"weight is float64 but input is float32"):
         nn.conv2d(x, jiasu.zeros((2, 4, 3, 3), "float64"))
     with pytest.raises(ValueError, match=r"bias must have shape \(2,\), not \(3,\)"):
         nn.conv2d(x, w, jiasu.zeros((3,), "float32"))
