@@ -99,3 +99,20 @@ def import_jiasu_or_skip(script, json_path, benchmark):
         write_json(json_path, {"benchmark": benchmark, "skipped": reason, "env": env_info()})
         sys.exit(0)
     return jiasu
+
+
+def event_timer(jiasu, torch, library):
+    """A function (fn, iters) -> seconds per call of fn, timed by `library`'s CUDA events ("jiasu" or "torch")
+    around `iters` calls, after a synchronize."""
+    def run(fn, iters):
+        if library == "jiasu":
+            start, end = jiasu.Event(), jiasu.Event()
+        else:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(iters):
+            fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3 / iters
+    return run

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import env_info, first_line, import_jiasu_or_skip, median, write_json  # noqa: E402
+from _common import env_info, event_timer, first_line, import_jiasu_or_skip, median, write_json  # noqa: E402
 
 CASES = [("bfloat16", 8192), ("float16", 8192), ("float32", 4096)]
 ISSUE_FIGURES = {"bfloat16": 737.0}
@@ -36,29 +36,6 @@ def make_inputs(jiasu, torch, dtype, n):
     np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
     j = [jiasu.asarray(x.astype(np_dtype)) for x in (a, b)] + [jiasu.empty((n, n), np_dtype)]
     return j, None
-
-
-def timer(jiasu, torch, library):
-    """(run `iters` calls of fn and return seconds per call) with that library's CUDA events."""
-    def jiasu_time(fn, iters):
-        start, end = jiasu.Event(), jiasu.Event()
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3 / iters
-
-    def torch_time(fn, iters):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3 / iters
-
-    return jiasu_time if library == "jiasu" else torch_time
 
 
 def relative_difference(torch, mine, theirs):
@@ -104,7 +81,7 @@ def main():
         if t is not None:
             ta, tb, tout = t
             calls["torch"] = lambda: torch.matmul(ta, tb, out=tout)
-        timers = {lib: timer(jiasu, torch, lib) for lib in calls}
+        timers = {lib: event_timer(jiasu, torch, lib) for lib in calls}
         try:
             for lib, fn in calls.items():
                 timers[lib](fn, args.warmup)

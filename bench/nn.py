@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import env_info, first_line, import_jiasu_or_skip, median, write_json  # noqa: E402
+from _common import env_info, event_timer, first_line, import_jiasu_or_skip, median, write_json  # noqa: E402
 
 CONVS = [  # name, (N, C, H, W), (K, C, R, S), padding
     ("3x3 64ch 56x56", (64, 64, 56, 56), (64, 64, 3, 3), 1),
@@ -35,24 +35,9 @@ ISSUE_GBS = {"max_pool": 1220, "softmax": 3800, "batch_norm": 2148}
 GOALS = {"conv": 1.0, "max_pool": 2.0, "softmax": 1.0, "batch_norm": 1.5}
 
 
-def timer(jiasu, torch, library):
-    def run(fn, iters):
-        if library == "jiasu":
-            start, end = jiasu.Event(), jiasu.Event()
-        else:
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3 / iters
-    return run
-
-
 def measure(jiasu, torch, calls, args):
     """Median seconds per call of each library's function, repetitions interleaved."""
-    timers = {lib: timer(jiasu, torch, lib) for lib in calls}
+    timers = {lib: event_timer(jiasu, torch, lib) for lib in calls}
     for lib, fn in calls.items():
         timers[lib](fn, args.warmup)
     seconds = {lib: [] for lib in calls}
@@ -60,6 +45,19 @@ def measure(jiasu, torch, calls, args):
         for lib, fn in calls.items():
             seconds[lib].append(timers[lib](fn, args.iters))
     return {lib: median(values) for lib, values in seconds.items()}
+
+
+def run_case(jiasu, torch, entry, mine, theirs, args, work, unit):
+    """Checks mine() against theirs(), then times both into entry: work / seconds per call / 1e12 (TFLOP/s) or
+    / 1e9 (GB/s), under `unit`; an error is recorded instead."""
+    scale = 1e12 if unit == "tflops" else 1e9
+    try:
+        entry["max_relative_difference"] = max_difference(torch, mine(), theirs())
+        seconds = measure(jiasu, torch, {"jiasu": mine, "torch": theirs}, args)
+        for lib, t in seconds.items():
+            entry[lib] = {"seconds": t, unit: work / t / scale}
+    except Exception as error:  # noqa: BLE001
+        entry["error"] = first_line(error)
 
 
 def max_difference(torch, mine, theirs):
@@ -96,13 +94,7 @@ def conv_cases(jiasu, nn, torch, args):
                 key = f"{name} {dtype}{' cl' if channels_last else ''} {pass_name}"
                 entry = results[key] = {"flops": flops, "dtype": dtype, "channels_last": channels_last,
                                         "issue_tflops": ISSUE_TFLOPS.get((name, dtype)) if pass_name == "forward" else None}
-                try:
-                    entry["max_relative_difference"] = max_difference(torch, mine(), theirs())
-                    seconds = measure(jiasu, torch, {"jiasu": mine, "torch": theirs}, args)
-                    for lib, t in seconds.items():
-                        entry[lib] = {"seconds": t, "tflops": flops / t / 1e12}
-                except Exception as error:  # noqa: BLE001
-                    entry["error"] = first_line(error)
+                run_case(jiasu, torch, entry, mine, theirs, args, flops, "tflops")
             del tx, tw, ty, tdy, jx, jw, jdy
     return results
 
@@ -128,13 +120,7 @@ def bandwidth_cases(jiasu, nn, torch, args):
     out = {}
     for name, (nbytes, mine, theirs) in results.items():
         entry = out[name] = {"bytes": nbytes, "issue_gbs": ISSUE_GBS[name]}
-        try:
-            entry["max_relative_difference"] = max_difference(torch, mine(), theirs())
-            seconds = measure(jiasu, torch, {"jiasu": mine, "torch": theirs}, args)
-            for lib, t in seconds.items():
-                entry[lib] = {"seconds": t, "gbs": nbytes / t / 1e9}
-        except Exception as error:  # noqa: BLE001
-            entry["error"] = first_line(error)
+        run_case(jiasu, torch, entry, mine, theirs, args, nbytes, "gbs")
     return out
 
 

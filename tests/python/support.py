@@ -4,6 +4,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import jiasu
@@ -32,3 +33,19 @@ def nvrtc_missing():
 
 
 needs_nvrtc = pytest.mark.skipif(nvrtc_missing() is not None, reason=f"NVRTC is not installed: {nvrtc_missing()}")
+
+
+def assert_gradients(loss, inputs, grads, rng, samples=6, h=1e-6, rtol=1e-6, atol=1e-7):
+    """Each of `grads` (jiasu arrays) equals d loss(*inputs) / d inputs[i] by central differences, at `samples`
+    elements of each input picked by `rng`; `inputs` are float64 NumPy arrays."""
+    for place, (array, grad) in enumerate(zip(inputs, grads)):
+        assert grad.shape == array.shape
+        got = grad.get()
+        for flat in rng.choice(array.size, min(array.size, samples), replace=False):
+            index = np.unravel_index(flat, array.shape)
+            step = np.zeros_like(array)
+            step[index] = h
+            plus, minus = list(inputs), list(inputs)
+            plus[place], minus[place] = array + step, array - step
+            numeric = (loss(*plus) - loss(*minus)) / (2 * h)
+            np.testing.assert_allclose(got[index], numeric, rtol=rtol, atol=atol)

@@ -8,6 +8,7 @@ import pytest
 
 import jiasu
 from jiasu import nn
+from support import assert_gradients
 
 pytestmark = pytest.mark.usefixtures("each_backend")
 
@@ -73,17 +74,7 @@ def test_conv2d_forward_and_backward_float64(x_shape, w_shape, kwargs, pads, rng
     def loss(x_, w_, b_):
         return float((weights * conv_reference(x_, w_, b_, **ref)).sum())
 
-    h = 1e-6
-    for array, grad, place in ((x, grad_x, 0), (w, grad_w, 1), (b, grad_b, 2)):
-        assert grad.shape == array.shape
-        for flat in rng.choice(array.size, min(array.size, 6), replace=False):
-            index = np.unravel_index(flat, array.shape)
-            step = np.zeros_like(array)
-            step[index] = h
-            args_plus, args_minus = [x, w, b], [x, w, b]
-            args_plus[place], args_minus[place] = array + step, array - step
-            numeric = (loss(*args_plus) - loss(*args_minus)) / (2 * h)
-            np.testing.assert_allclose(grad.get()[index], numeric, rtol=1e-6, atol=1e-7)
+    assert_gradients(loss, (x, w, b), (grad_x, grad_w, grad_b), rng)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32], ids=lambda d: np.dtype(d).name)

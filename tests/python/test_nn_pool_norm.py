@@ -8,6 +8,7 @@ import pytest
 
 import jiasu
 from jiasu import nn
+from support import assert_gradients
 
 pytestmark = pytest.mark.usefixtures("each_backend")
 
@@ -86,15 +87,12 @@ def test_avg_pool2d_and_its_gradient_against_finite_differences(kernel, stride, 
     np.testing.assert_allclose(y.get(), expected, rtol=1e-13, atol=1e-13)
     dy = rng.standard_normal(expected.shape)
     grad = nn.avg_pool2d_backward(jiasu.asarray(dy), jiasu.asarray(x), kernel, stride, padding,
-                                  count_include_pad=count_include_pad).get()
-    h = 1e-6
-    for flat in rng.choice(x.size, 8, replace=False):
-        index = np.unravel_index(flat, x.shape)
-        step = np.zeros_like(x)
-        step[index] = h
-        plus = (dy * pool_reference(x + step, kernel, stride, padding, "avg", count_include_pad)).sum()
-        minus = (dy * pool_reference(x - step, kernel, stride, padding, "avg", count_include_pad)).sum()
-        np.testing.assert_allclose(grad[index], (plus - minus) / (2 * h), rtol=1e-6, atol=1e-8)
+                                  count_include_pad=count_include_pad)
+
+    def loss(x_):
+        return float((dy * pool_reference(x_, kernel, stride, padding, "avg", count_include_pad)).sum())
+
+    assert_gradients(loss, (x,), (grad,), rng, samples=8, atol=1e-8)
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
@@ -191,16 +189,7 @@ def test_batch_norm_backward_against_finite_differences(shape, rng):
     def loss(x_, w_, b_):
         return float((dy * bn_reference(x_, w_, b_, 1e-5)[0]).sum())
 
-    h = 1e-6
-    for place, array in enumerate((x, weight, bias)):
-        for flat in rng.choice(array.size, min(array.size, 6), replace=False):
-            index = np.unravel_index(flat, array.shape)
-            step = np.zeros_like(array)
-            step[index] = h
-            plus, minus = [x, weight, bias], [x, weight, bias]
-            plus[place], minus[place] = array + step, array - step
-            numeric = (loss(*plus) - loss(*minus)) / (2 * h)
-            np.testing.assert_allclose(grads[place].get()[index], numeric, rtol=1e-5, atol=1e-7)
+    assert_gradients(loss, (x, weight, bias), grads, rng, rtol=1e-5)
 
 
 def test_batch_norm_channels_last_keeps_its_layout(rng):
