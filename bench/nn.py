@@ -124,6 +124,19 @@ def bandwidth_cases(jiasu, nn, torch, args):
     return out
 
 
+def print_table(title, entries, unit, extra_name, extra):
+    """One row per case: jiasu's and torch's figures in `unit`, their ratio, extra(key, entry), the difference."""
+    print(f"\n{title}")
+    print(f"{'case':40} {'jiasu':>8} {'torch':>8} {'j/t':>6} {extra_name:>6}  {'max rel diff':>12}")
+    print("-" * 86)
+    for key, entry in entries.items():
+        if "error" in entry:
+            print(f"{key:40} error: {entry['error']}")
+            continue
+        j, t = entry["jiasu"][unit], entry["torch"][unit]
+        print(f"{key:40} {j:8.1f} {t:8.1f} {j / t:6.2f} {extra(key, entry):>6}  {entry['max_relative_difference']:12.2e}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", help="write the results to this JSON file")
@@ -150,26 +163,10 @@ def main():
     convs = conv_cases(jiasu, nn, torch, args)
     bandwidth = bandwidth_cases(jiasu, nn, torch, args)
 
-    print(f"\nConvolutions, TFLOP/s (median of {args.reps} reps x {args.iters} calls); torch cudnn.benchmark on, "
-          "no TF32")
-    print(f"{'case':40} {'jiasu':>8} {'torch':>8} {'j/t':>6} {'issue':>6}  {'max rel diff':>12}")
-    print("-" * 86)
-    for key, entry in convs.items():
-        if "error" in entry:
-            print(f"{key:40} error: {entry['error']}")
-            continue
-        j, t = entry["jiasu"]["tflops"], entry["torch"]["tflops"]
-        issue = f"{entry['issue_tflops']:.0f}" if entry["issue_tflops"] else ""
-        print(f"{key:40} {j:8.1f} {t:8.1f} {j / t:6.2f} {issue:>6}  {entry['max_relative_difference']:12.2e}")
-    print(f"\nBandwidth-bound operations, GB/s (tensors read and written once)")
-    print(f"{'case':40} {'jiasu':>8} {'torch':>8} {'j/t':>6} {'goal':>6}  {'max rel diff':>12}")
-    print("-" * 86)
-    for key, entry in bandwidth.items():
-        if "error" in entry:
-            print(f"{key:40} error: {entry['error']}")
-            continue
-        j, t = entry["jiasu"]["gbs"], entry["torch"]["gbs"]
-        print(f"{key:40} {j:8.0f} {t:8.0f} {j / t:6.2f} {GOALS[key]:6.1f}  {entry['max_relative_difference']:12.2e}")
+    print_table(f"Convolutions, TFLOP/s (median of {args.reps} reps x {args.iters} calls); torch cudnn.benchmark on, "
+                "no TF32", convs, "tflops", "issue", lambda key, e: f"{e['issue_tflops']:.0f}" if e["issue_tflops"] else "")
+    print_table("Bandwidth-bound operations, GB/s (tensors read and written once)", bandwidth, "gbs", "goal",
+                lambda key, e: f"{GOALS[key]:.1f}")
     print(f"cuDNN: {nn.cudnn_info()}")
 
     write_json(args.json, {"benchmark": "nn", "config": vars(args), "convolutions": convs, "bandwidth": bandwidth,

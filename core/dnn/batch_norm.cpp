@@ -47,9 +47,7 @@ void check_vector(const Array* v, const char* name, const Array& x, const char* 
     throw BadValue(std::string("jiasu.nn.") + function + ": " + name + " must have shape (" + std::to_string(c) +
                    ",) for input of shape " + shape_string(x.shape()) + ", not " + shape_string(v->shape()));
   require_float(*v, function, name);
-  if (v->device() != x.device())
-    throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
-                            std::string("jiasu.nn.") + function + ": input and " + name + " live on different devices");
+  require_same_device(x, "input", *v, name, function);
 }
 
 // (x - mean) * invstd * weight + bias, each vector broadcast per channel; in x's dtype and layout.

@@ -26,9 +26,15 @@ void require_like(const Array& a, const char* a_name, const Array& b, const char
   if (a.dtype() != b.dtype())
     throw BadArgument(prefix + a_name + " is " + info(a.dtype()).name + " but " + b_name + " is " +
                       info(b.dtype()).name);
+  require_same_device(a, a_name, b, b_name, function);
+}
+
+void require_same_device(const Array& a, const char* a_name, const Array& b, const char* b_name,
+                         const char* function) {
   if (a.device() != b.device())
     throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
-                            prefix + a_name + " and " + b_name + " live on different devices");
+                            std::string("jiasu.nn.") + function + ": " + a_name + " and " + b_name +
+                                " live on different devices");
 }
 
 int64_t normalize_dim(int64_t dim, int64_t ndim, const char* function) {

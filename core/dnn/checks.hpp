@@ -13,6 +13,8 @@ namespace jiasu::dnn {
 void require_float(const Array& a, const char* function, const char* what);
 // BadArgument unless a and b have one dtype, InvalidArrayError unless one device.
 void require_like(const Array& a, const char* a_name, const Array& b, const char* b_name, const char* function);
+// InvalidArrayError unless a and b live on one device.
+void require_same_device(const Array& a, const char* a_name, const Array& b, const char* b_name, const char* function);
 // require_like, and BadValue unless a and b have one shape.
 void require_same(const Array& a, const char* a_name, const Array& b, const char* b_name, const char* function);
 // `dim` in [0, ndim) from PyTorch's [-ndim, ndim) (a 0-d array counts as 1-d); OutOfRange otherwise.

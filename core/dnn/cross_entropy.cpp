@@ -35,9 +35,7 @@ int64_t check(const Array& logits, const Array& target, const char* function) {
   if (target.ndim() != 1 || target.shape()[0] != logits.shape()[0])
     throw BadValue(prefix + "target of shape " + shape_string(target.shape()) + " does not match input of shape " +
                    shape_string(logits.shape()) + " (it must have shape (N,))");
-  if (target.device() != logits.device())
-    throw InvalidArrayError(cu::CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
-                            prefix + "input and target live on different devices");
+  require_same_device(logits, "input", target, "target", function);
   const int64_t classes = logits.shape()[1];
   if (target.size() > 0) {
     for (ReduceOp bound : {ReduceOp::Min, ReduceOp::Max}) {
