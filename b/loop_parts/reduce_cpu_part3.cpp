@@ -1,0 +1,2 @@
+#define JIASU_LOOP_PART 3
+#include "ops/reduce_cpu_part.cpp"
