@@ -180,7 +180,8 @@ def test_softmax_backward_against_finite_differences(log, dim, columns, rng):
     f, f_backward = (nn.log_softmax, nn.log_softmax_backward) if log else (nn.softmax, nn.softmax_backward)
     y = f(jiasu.asarray(x), dim)
     grad = f_backward(jiasu.asarray(weights), y, dim)
-    np.testing.assert_allclose(grad.get(), numeric, rtol=1e-6, atol=1e-8)
+    # The differences of a sum of 3 * columns terms round at about 1e-16 * 3 * columns / h.
+    np.testing.assert_allclose(grad.get(), numeric, rtol=1e-6, atol=1e-8 * max(1, columns / 20))
 
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32])

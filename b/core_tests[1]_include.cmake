@@ -1,5 +1,0 @@
-if(EXISTS "/tmp/wt-sm/b/core_tests[1]_tests.cmake")
-  include("/tmp/wt-sm/b/core_tests[1]_tests.cmake")
-else()
-  add_test(core_tests_NOT_BUILT core_tests_NOT_BUILT)
-endif()
