@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "dnn/nn.hpp"
+#include "dnn/softmax_cuda.hpp"
 #include "ops_test_support.hpp"
+#include "test_support.hpp"
+#include "toolchain/nvrtc.hpp"
 
 namespace jiasu {
 namespace {
@@ -94,6 +97,26 @@ TEST(Nn, CrossEntropyPicksTheTargetsLogProbability) {
   for (int i = 0; i < 6; ++i) EXPECT_NEAR(got[i], grad[i], 1e-15) << i;
   EXPECT_THROW(dnn::cross_entropy(a, host_array(std::vector<int64_t>{0, 3}, DType::Int64)), OutOfRange);
   EXPECT_THROW(dnn::cross_entropy(a, host_array(std::vector<float>{0, 1}, DType::Float32)), BadArgument);
+}
+
+// NVRTC compiles every softmax kernel (no GPU needed): each dtype, both functions, both passes, in registers of
+// several widths and block per row.
+TEST(Nn, SoftmaxKernelsCompileUnderNvrtc) {
+  if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
+  for (DType dtype : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64})
+    for (bool log : {false, true})
+      for (bool backward : {false, true})
+        for (int registers : {1, 4, 32, 0}) {
+          CudaCompileRequest request;
+          request.source = dnn::softmax_cuda_source(dtype, log, backward, registers);
+          request.kind = CodeKind::Ptx;
+          try {
+            EXPECT_NE(compile_cuda(request, nullptr).image.find(".entry jiasu_softmax"), std::string::npos);
+          } catch (const NvrtcError& e) {
+            ADD_FAILURE() << info(dtype).name << " log=" << log << " backward=" << backward << " registers="
+                          << registers << ": " << e.log();
+          }
+        }
 }
 
 }  // namespace
