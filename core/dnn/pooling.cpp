@@ -1,4 +1,5 @@
-// max_pool2d and avg_pool2d and their gradients, composed of engine calls over views of the padded input
+// max_pool2d and avg_pool2d and their gradients: on a GPU through fused kernels (dnn/pooling_cuda.hpp) for
+// NCHW-contiguous and channels-last inputs; otherwise composed of engine calls over views of the padded input
 // (dnn/windows.hpp): a window reduction over all window positions at once, and for the gradients one
 // strided add per window position (each adds to distinct elements, so none needs atomics or ordering).
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "dnn/array_math.hpp"
 #include "dnn/checks.hpp"
 #include "dnn/nn.hpp"
+#include "dnn/pooling_cuda.hpp"
 #include "dnn/windows.hpp"
 #include "ops/join.hpp"
 #include "support/error.hpp"
@@ -99,12 +101,14 @@ PoolParams pool_params(std::array<int64_t, 2> kernel, std::optional<std::array<i
 
 Array max_pool2d(const Array& x, const PoolParams& p) {
   const Windows g = geometry(x, p, "max_pool2d");
+  if (fused_pool_applies(x)) return fused_pool(x, p, true, g.oh, g.ow);
   return in_layout_of(window_reduction(ReduceOp::Max, x, g, -HUGE_VAL), x);
 }
 
 Array max_pool2d_backward(const Array& grad_y, const Array& x, const PoolParams& p) {
   const Windows g = geometry(x, p, "max_pool2d_backward");
   require_output_gradient(grad_y, x, g, "max_pool2d_backward");
+  if (fused_pool_applies(x)) return fused_pool_backward(grad_y, x, p, true);
   // Each window's first maximum, as its index i * S + j: the windows copied so that (R, S) merge into one axis.
   const Array xp = padded(x, g, -HUGE_VAL);
   const Array copies = ops::astype(xp.view(all_windows(xp, g)), x.dtype()).reshape({g.n, g.c, g.r * g.s, g.oh, g.ow});
@@ -122,6 +126,7 @@ Array max_pool2d_backward(const Array& grad_y, const Array& x, const PoolParams&
 
 Array avg_pool2d(const Array& x, const PoolParams& p) {
   const Windows g = geometry(x, p, "avg_pool2d");
+  if (fused_pool_applies(x)) return fused_pool(x, p, false, g.oh, g.ow);
   const Array sums = window_reduction(ReduceOp::Sum, computed_in_float32(x), g, 0);
   const Array y = p.count_include_pad ? apply(Ufunc::Divide, sums, double(g.r * g.s))
                                       : apply(Ufunc::Divide, sums, inside_counts(g, sums.dtype(), x.device()));
@@ -131,6 +136,7 @@ Array avg_pool2d(const Array& x, const PoolParams& p) {
 Array avg_pool2d_backward(const Array& grad_y, const Array& x, const PoolParams& p) {
   const Windows g = geometry(x, p, "avg_pool2d_backward");
   require_output_gradient(grad_y, x, g, "avg_pool2d_backward");
+  if (fused_pool_applies(x)) return fused_pool_backward(grad_y, x, p, false);
   const Array dy = computed_in_float32(grad_y);
   const Array share = p.count_include_pad ? apply(Ufunc::Divide, dy, double(g.r * g.s))
                                           : apply(Ufunc::Divide, dy, inside_counts(g, dy.dtype(), x.device()));

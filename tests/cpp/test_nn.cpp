@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dnn/nn.hpp"
+#include "dnn/pooling_cuda.hpp"
 #include "dnn/softmax_cuda.hpp"
 #include "ops_test_support.hpp"
 #include "test_support.hpp"
@@ -115,6 +116,25 @@ TEST(Nn, SoftmaxKernelsCompileUnderNvrtc) {
           } catch (const NvrtcError& e) {
             ADD_FAILURE() << info(dtype).name << " log=" << log << " backward=" << backward << " registers="
                           << registers << ": " << e.log();
+          }
+        }
+}
+
+
+// NVRTC compiles every pooling kernel (no GPU needed): each dtype, max and average, both passes, both layouts.
+TEST(Nn, PoolingKernelsCompileUnderNvrtc) {
+  if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
+  for (DType dtype : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64})
+    for (bool max : {false, true})
+      for (bool backward : {false, true})
+        for (bool channels_last : {false, true}) {
+          CudaCompileRequest request;
+          request.source = dnn::pool_cuda_source(dtype, max, backward, channels_last);
+          request.kind = CodeKind::Ptx;
+          try {
+            EXPECT_NE(compile_cuda(request, nullptr).image.find(".entry jiasu_pool"), std::string::npos);
+          } catch (const NvrtcError& e) {
+            ADD_FAILURE() << info(dtype).name << " max=" << max << " backward=" << backward << ": " << e.log();
           }
         }
 }
