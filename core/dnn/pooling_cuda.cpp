@@ -22,19 +22,32 @@ void strides_of(const Array& a, long long* out) {
   for (int d = 0; d < 4; ++d) out[d] = a.strides()[d] / a.layout().itemsize;
 }
 
+// The largest element offset of a 4-D array with these extents and strides (none are negative here).
+long long last_offset(const long long* extent, const long long* stride) {
+  long long last = 0;
+  for (int d = 0; d < 4; ++d) last += (extent[d] - 1) * stride[d];
+  return last;
+}
+
 void launch(const pool::Params& p, DType dtype, bool max, bool backward, bool channels_last, long long work,
             int device) {
   activate(device);
-  const uint64_t key = static_cast<uint64_t>(dtype) << 3 | uint64_t(max) << 2 | uint64_t(backward) << 1 |
-                       uint64_t(channels_last);
+  const long long blocks = std::min<long long>((work + kBlock - 1) / kBlock, 65535LL * 64);  // grid-stride beyond
+  // int indices when every index, offset and the grid-stride walk stay below 2^31.
+  const long long in[4] = {p.n, p.c, p.h, p.w}, out[4] = {p.n, p.c, p.oh, p.ow};
+  const long long limit = (1LL << 31) - 1 - blocks * kBlock;
+  const bool wide = work > limit || last_offset(in, p.x_stride) > limit ||
+                    last_offset(out, backward ? p.dy_stride : p.y_stride) > limit ||
+                    (backward && last_offset(in, p.dx_stride) > limit);
+  const uint64_t key = static_cast<uint64_t>(dtype) << 4 | uint64_t(wide) << 3 | uint64_t(max) << 2 |
+                       uint64_t(backward) << 1 | uint64_t(channels_last);
   Kernel& kernel = ops::kernel_cache().get(key, device, "jiasu_pool", [&] {
-    return pool_cuda_source(dtype, max, backward, channels_last);
+    return pool_cuda_source(dtype, max, backward, channels_last, wide);
   });
   LaunchArgs args;
   args.begin(kernel.param_layout());
   args.add(&p, sizeof(p), alignof(pool::Params), "pooling parameters");
   args.finish();
-  const long long blocks = std::min<long long>((work + kBlock - 1) / kBlock, 65535LL * 64);  // grid-stride beyond
   kernel.launch(Dim3{static_cast<unsigned>(std::max<long long>(blocks, 1)), 1, 1}, Dim3{kBlock, 1, 1}, args, 0,
                 nullptr);
 }
@@ -54,13 +67,13 @@ pool::Params params_of(const Array& x, const PoolParams& pp, int64_t oh, int64_t
 
 }  // namespace
 
-std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last) {
+std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last, bool wide) {
   std::string source(embedded::pool_cuda, embedded::pool_cuda_size);
   const std::string t = info(dtype).c_type, a = dtype == DType::Float64 ? "double" : "float";
   source += "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kBlock) +
             ") jiasu_pool(const jiasu::pool::Params params) {\n  jiasu::pool::" + (backward ? "backward" : "forward") +
             "<" + t + ", " + a + ", " + (max ? "true" : "false") + ", " + (channels_last ? "true" : "false") +
-            ">(params);\n}\n";
+            (wide ? ", long long" : ", int") + ">(params);\n}\n";
   return source;
 }
 

@@ -18,7 +18,8 @@ Array fused_pool(const Array& x, const PoolParams& params, bool max, int64_t oh,
 // dx (x's shape and layout) from dy (N, C, OH, OW; any strides) and, for max, x.
 Array fused_pool_backward(const Array& dy, const Array& x, const PoolParams& params, bool max);
 
-// The kernels' CUDA C++ for one (dtype, max or average, backward or not, channels-last or not).
-std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last);
+// The kernels' CUDA C++ for one (dtype, max or average, backward or not, channels-last or not, 64-bit indices or
+// int).
+std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last, bool wide);
 
 }  // namespace jiasu::dnn

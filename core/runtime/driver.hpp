@@ -27,6 +27,8 @@ constexpr CUresult CUDA_ERROR_INVALID_DEVICE = 101;
 constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr CUresult CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
+constexpr CUresult CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720;
+constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
 
 enum DeviceAttribute : int {
   kMaxThreadsPerBlock = 1,

@@ -163,6 +163,19 @@ void Kernel::check_config(Dim3 grid, Dim3 block, size_t shared_bytes) {
   }
 }
 
+bool Kernel::launch_cooperative(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream) {
+  const auto cooperative = cu::driver().cuLaunchCooperativeKernel;
+  void** params = args.param_pointers();
+  if (!cooperative || (!params && args.size())) return false;
+  check_config(grid, block, shared_bytes);
+  activate(device());
+  const cu::CUresult r = cooperative(function_, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                     static_cast<unsigned>(shared_bytes), stream, params);
+  if (r == cu::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE || r == cu::CUDA_ERROR_NOT_SUPPORTED) return false;
+  if (r != cu::CUDA_SUCCESS) cu::throw_error(r, ("launching kernel '" + name() + "'").c_str());
+  return true;
+}
+
 int Kernel::max_active_blocks_per_multiprocessor(int block_size, size_t shared_bytes) const {
   int blocks = 0;
   cu::check(cu::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, block_size, shared_bytes),

@@ -72,6 +72,9 @@ class Kernel {
 
   // Checks the configuration against the device and this kernel, then launches with the packed `args`.
   void launch(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
+  // A launch whose blocks are all resident at once, so that they may wait for each other; false when the driver
+  // cannot promise it (no cooperative launch, or the grid exceeds what fits), and nothing was launched.
+  bool launch_cooperative(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   int max_active_blocks_per_multiprocessor(int block_size, size_t shared_bytes) const;
   // The block size (a power of two from 64 to 1024) with the most resident threads per multiprocessor.
   // Remembered for the last shared_bytes asked about: forall launches ask at every launch.

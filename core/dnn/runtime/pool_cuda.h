@@ -27,9 +27,10 @@ template <> __device__ __forceinline__ __half from_acc<__half>(float v) { return
 template <> __device__ __forceinline__ __nv_bfloat16 from_acc<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 template <typename T> __device__ __forceinline__ T from_acc(double v) { return v; }
 
-// Position i of a (N, C, H, W) walk: C fastest when channels-last, else W fastest.
-template <bool ChannelsLast>
-__device__ __forceinline__ void position(long long i, long long c, long long h, long long w, long long* at) {
+// Position i of a (N, C, H, W) walk: C fastest when channels-last, else W fastest. I is the index type: int when
+// every index and offset fits (the host checks), as 64-bit division costs GPUs far more than the loads.
+template <bool ChannelsLast, typename I>
+__device__ __forceinline__ void position(I i, I c, I h, I w, I* at) {
   if (ChannelsLast) {
     at[1] = i % c, i /= c;
     at[3] = i % w, i /= w;
@@ -41,100 +42,110 @@ __device__ __forceinline__ void position(long long i, long long c, long long h, 
   }
 }
 
-__device__ __forceinline__ long long offset(const long long* at, const long long* stride) {
-  return at[0] * stride[0] + at[1] * stride[1] + at[2] * stride[2] + at[3] * stride[3];
+// The kernels' view of the parameters in index type I.
+template <typename I>
+struct Geometry {
+  I n, c, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
+  I x_stride[4], y_stride[4], dy_stride[4], dx_stride[4];
+  __device__ __forceinline__ explicit Geometry(const Params& p)
+      : n(p.n), c(p.c), h(p.h), w(p.w), oh(p.oh), ow(p.ow), kh(p.kh), kw(p.kw), sh(p.sh), sw(p.sw), ph(p.ph),
+        pw(p.pw) {
+    for (int d = 0; d < 4; ++d)
+      x_stride[d] = p.x_stride[d], y_stride[d] = p.y_stride[d], dy_stride[d] = p.dy_stride[d],
+      dx_stride[d] = p.dx_stride[d];
+  }
+};
+
+template <typename I>
+__device__ __forceinline__ I offset(I n_i, I c_i, I h_i, I w_i, const I* stride) {
+  return n_i * stride[0] + c_i * stride[1] + h_i * stride[2] + w_i * stride[3];
 }
 
-// The maximum of the window of output (oh_i, ow_i) and its place (row, column) in the input; -1 when every
-// element is padding.
-template <typename T, typename A>
-__device__ __forceinline__ void window_max(const Params& p, const T* x, long long n_i, long long c_i, long long oh_i,
-                                           long long ow_i, A* best, long long* best_h, long long* best_w) {
+// The maximum of the window of output (oh_i, ow_i) in plane (the input at (n, c, 0, 0)) and its place (row,
+// column) in the input; -1 when every element is padding.
+template <typename T, typename A, typename I>
+__device__ __forceinline__ void window_max(const Geometry<I>& g, const T* __restrict__ plane, I oh_i, I ow_i, A* best,
+                                           I* best_h, I* best_w) {
   *best_h = *best_w = -1;
-  const long long h0 = oh_i * p.sh - p.ph, w0 = ow_i * p.sw - p.pw;
-  for (int r = 0; r < p.kh; ++r) {
-    const long long ih = h0 + r;
-    if (ih < 0 || ih >= p.h) continue;
-    for (int s = 0; s < p.kw; ++s) {
-      const long long iw = w0 + s;
-      if (iw < 0 || iw >= p.w) continue;
-      const long long at[4] = {n_i, c_i, ih, iw};
-      const A v = to_acc<A>(x[offset(at, p.x_stride)]);
+  const I h0 = oh_i * g.sh - g.ph, w0 = ow_i * g.sw - g.pw;
+  const I r0 = max(h0, I(0)), r1 = min(h0 + g.kh, g.h), s0 = max(w0, I(0)), s1 = min(w0 + g.kw, g.w);
+  for (I ih = r0; ih < r1; ++ih) {
+    const T* row = plane + ih * g.x_stride[2];
+    for (I iw = s0; iw < s1; ++iw) {
+      const A v = to_acc<A>(row[iw * g.x_stride[3]]);
       if (*best_h < 0 || v > *best || v != v) *best = v, *best_h = ih, *best_w = iw;
     }
   }
 }
 
-template <typename A>
-__device__ __forceinline__ A divisor(const Params& p, long long oh_i, long long ow_i) {
-  if (p.count_include_pad) return A(p.kh * p.kw);
-  const long long h0 = oh_i * p.sh - p.ph, w0 = ow_i * p.sw - p.pw;
-  const long long rows = min(h0 + p.kh, p.h) - max(h0, 0ll), cols = min(w0 + p.kw, p.w) - max(w0, 0ll);
+template <typename A, typename I>
+__device__ __forceinline__ A divisor(const Params& p, const Geometry<I>& g, I oh_i, I ow_i) {
+  if (p.count_include_pad) return A(g.kh * g.kw);
+  const I h0 = oh_i * g.sh - g.ph, w0 = ow_i * g.sw - g.pw;
+  const I rows = min(h0 + g.kh, g.h) - max(h0, I(0)), cols = min(w0 + g.kw, g.w) - max(w0, I(0));
   return A(rows * cols);
 }
 
-template <typename T, typename A, bool Max, bool ChannelsLast>
+template <typename T, typename A, bool Max, bool ChannelsLast, typename I>
 __device__ void forward(const Params& p) {
-  const T* x = reinterpret_cast<const T*>(p.x);
-  T* y = reinterpret_cast<T*>(p.y);
-  const long long total = p.n * p.c * p.oh * p.ow;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    long long at[4];
-    position<ChannelsLast>(i, p.c, p.oh, p.ow, at);
+  const Geometry<I> g(p);
+  const T* __restrict__ x = reinterpret_cast<const T*>(p.x);
+  T* __restrict__ y = reinterpret_cast<T*>(p.y);
+  const I total = g.n * g.c * g.oh * g.ow;
+  for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += static_cast<I>(gridDim.x) * blockDim.x) {
+    I at[4];
+    position<ChannelsLast>(i, g.c, g.oh, g.ow, at);
+    const T* plane = x + at[0] * g.x_stride[0] + at[1] * g.x_stride[1];
     A result;
     if (Max) {
-      long long bh, bw;
-      window_max<T, A>(p, x, at[0], at[1], at[2], at[3], &result, &bh, &bw);
+      I bh, bw;
+      window_max<T, A>(g, plane, at[2], at[3], &result, &bh, &bw);
     } else {
       A sum = 0;
-      const long long h0 = at[2] * p.sh - p.ph, w0 = at[3] * p.sw - p.pw;
-      for (int r = 0; r < p.kh; ++r) {
-        const long long ih = h0 + r;
-        if (ih < 0 || ih >= p.h) continue;
-        for (int s = 0; s < p.kw; ++s) {
-          const long long iw = w0 + s;
-          if (iw < 0 || iw >= p.w) continue;
-          const long long in[4] = {at[0], at[1], ih, iw};
-          sum += to_acc<A>(x[offset(in, p.x_stride)]);
-        }
+      const I h0 = at[2] * g.sh - g.ph, w0 = at[3] * g.sw - g.pw;
+      const I r0 = max(h0, I(0)), r1 = min(h0 + g.kh, g.h), s0 = max(w0, I(0)), s1 = min(w0 + g.kw, g.w);
+      for (I ih = r0; ih < r1; ++ih) {
+        const T* row = plane + ih * g.x_stride[2];
+        for (I iw = s0; iw < s1; ++iw) sum += to_acc<A>(row[iw * g.x_stride[3]]);
       }
-      result = sum / divisor<A>(p, at[2], at[3]);
+      result = sum / divisor<A>(p, g, at[2], at[3]);
     }
-    y[offset(at, p.y_stride)] = from_acc<T>(result);
+    y[offset(at[0], at[1], at[2], at[3], g.y_stride)] = from_acc<T>(result);
   }
 }
 
-template <typename T, typename A, bool Max, bool ChannelsLast>
+template <typename T, typename A, bool Max, bool ChannelsLast, typename I>
 __device__ void backward(const Params& p) {
-  const T* x = reinterpret_cast<const T*>(p.x);
-  const T* dy = reinterpret_cast<const T*>(p.dy);
-  T* dx = reinterpret_cast<T*>(p.dx);
-  const long long total = p.n * p.c * p.h * p.w;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    long long at[4];
-    position<ChannelsLast>(i, p.c, p.h, p.w, at);
-    // The outputs whose windows hold (ih, iw): oh in [ceil((ih + ph - kh + 1) / sh), (ih + ph) / sh].
-    const long long ih = at[2], iw = at[3];
-    const long long oh_first = max(0ll, (ih + p.ph - p.kh + p.sh) / p.sh), oh_last = min(p.oh - 1, (ih + p.ph) / p.sh);
-    const long long ow_first = max(0ll, (iw + p.pw - p.kw + p.sw) / p.sw), ow_last = min(p.ow - 1, (iw + p.pw) / p.sw);
+  const Geometry<I> g(p);
+  const T* __restrict__ x = reinterpret_cast<const T*>(p.x);
+  const T* __restrict__ dy = reinterpret_cast<const T*>(p.dy);
+  T* __restrict__ dx = reinterpret_cast<T*>(p.dx);
+  const I total = g.n * g.c * g.h * g.w;
+  for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += static_cast<I>(gridDim.x) * blockDim.x) {
+    I at[4];
+    position<ChannelsLast>(i, g.c, g.h, g.w, at);
+    const T* plane = x + at[0] * g.x_stride[0] + at[1] * g.x_stride[1];
+    const T* grads = dy + at[0] * g.dy_stride[0] + at[1] * g.dy_stride[1];
+    // The outputs whose windows hold (ih, iw): oh in [ceil((ih + ph - kh + 1) / sh), (ih + ph) / sh] (a negative
+    // numerator rounds to 0 or above, and the range starts at 0 anyway).
+    const I ih = at[2], iw = at[3];
+    const I oh_first = max(I(0), (ih + g.ph - g.kh + g.sh) / g.sh), oh_last = min(g.oh - 1, (ih + g.ph) / g.sh);
+    const I ow_first = max(I(0), (iw + g.pw - g.kw + g.sw) / g.sw), ow_last = min(g.ow - 1, (iw + g.pw) / g.sw);
     A grad = 0;
-    for (long long oh_i = oh_first; oh_i <= oh_last; ++oh_i) {
-      for (long long ow_i = ow_first; ow_i <= ow_last; ++ow_i) {
-        const long long out[4] = {at[0], at[1], oh_i, ow_i};
-        const A g = to_acc<A>(dy[offset(out, p.dy_stride)]);
+    for (I oh_i = oh_first; oh_i <= oh_last; ++oh_i) {
+      for (I ow_i = ow_first; ow_i <= ow_last; ++ow_i) {
+        const A gv = to_acc<A>(grads[oh_i * g.dy_stride[2] + ow_i * g.dy_stride[3]]);
         if (Max) {
           A best;
-          long long bh, bw;
-          window_max<T, A>(p, x, at[0], at[1], oh_i, ow_i, &best, &bh, &bw);
-          if (bh == ih && bw == iw) grad += g;
+          I bh, bw;
+          window_max<T, A>(g, plane, oh_i, ow_i, &best, &bh, &bw);
+          if (bh == ih && bw == iw) grad += gv;
         } else {
-          grad += g / divisor<A>(p, oh_i, ow_i);
+          grad += gv / divisor<A>(p, g, oh_i, ow_i);
         }
       }
     }
-    dx[offset(at, p.dx_stride)] = from_acc<T>(grad);
+    dx[offset(at[0], at[1], at[2], at[3], g.dx_stride)] = from_acc<T>(grad);
   }
 }
 

@@ -70,16 +70,20 @@ __device__ void rows_forward(const Params& p) {
     top = fmax(top, v[k]);
   }
   top = warp_max(top);
+  // Each exponential once (softmax keeps them in v): the arithmetic, not memory, would bound the kernel otherwise.
   A sum = 0;
 #pragma unroll
-  for (int k = 0; k < K; ++k)
-    if (lane + 32 * k < p.n) sum += exp_(v[k] - top);
+  for (int k = 0; k < K; ++k) {
+    const A e = lane + 32 * k < p.n ? exp_(v[k] - top) : A(0);
+    sum += e;
+    if (!Log) v[k] = e;
+  }
   sum = warp_sum(sum);
-  const A log_sum = log_(sum);
+  const A shift = top + log_(sum), scale = A(1) / sum;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int i = lane + 32 * k;
-    if (i < p.n) y[i] = from_acc<T>(Log ? v[k] - top - log_sum : exp_(v[k] - top) / sum);
+    if (i < p.n) y[i] = from_acc<T>(Log ? v[k] - shift : v[k] * scale);
   }
 }
 
