@@ -4,12 +4,12 @@
 #   the nvidia-cudnn-frontend pip package of the Python that builds jiasu (its top-level include/);
 # and cudnn.h / cuda_runtime_api.h from the nvidia-cudnn-cu13 / CUDA 13 pip packages, CUDNN_PATH, CUDA_HOME or
 # /usr/local/cuda. Without them jiasu builds as well, and jiasu.nn runs its own kernels on the GPU too.
-# Off by default until the path has passed on the GPU machine, where it crashed inside the frontend (two
-# libstdc++ copies in one process: docs/nn.md); pip install . -Ccmake.define.JIASU_WITH_CUDNN=ON turns it on.
-option(JIASU_WITH_CUDNN "Build jiasu.nn's cuDNN path when the cudnn-frontend headers are found" OFF)
+# The extension keeps its statically linked libraries' symbols private (CMakeLists.txt), so that a static libstdc++
+# cannot mix with the one libcudnn brings along (docs/nn.md).
+option(JIASU_WITH_CUDNN "Build jiasu.nn's cuDNN path when the cudnn-frontend headers are found" ON)
 set(JIASU_CUDNN_FRONTEND_INCLUDE "$ENV{JIASU_CUDNN_FRONTEND_INCLUDE}" CACHE PATH "the folder holding cudnn_frontend.h")
 
-set(JIASU_CUDNN_STATUS "off (JIASU_WITH_CUDNN=OFF)")
+set(JIASU_CUDNN_STATUS "without cuDNN (JIASU_WITH_CUDNN=OFF)")
 if(JIASU_WITH_CUDNN)
   find_package(Python 3.10 COMPONENTS Interpreter QUIET)
   set(_hints "")
