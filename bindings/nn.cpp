@@ -228,6 +228,8 @@ void bind_nn(nb::module_& parent) {
 
   m.def("set_allow_tf32", &dnn::set_allow_tf32, nb::arg("allow"));
   m.def("allow_tf32", &dnn::allow_tf32);
+  m.def("set_benchmark", &dnn::set_benchmark, nb::arg("on"));
+  m.def("benchmark", &dnn::benchmark);
   m.def("cudnn_info", [] {
     const dnn::CudnnReport r = dnn::cudnn_report();
     nb::dict d;

@@ -1,13 +1,16 @@
 #include "dnn/convolution_cudnn.hpp"
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
+#include "runtime/stream.hpp"
 #include "support/cuda_libraries.hpp"
 #include "support/error.hpp"
 #include "support/library_finder.hpp"
@@ -16,6 +19,7 @@ namespace jiasu::dnn {
 namespace {
 
 std::atomic<bool> tf32{false};
+std::atomic<bool> benchmarking{false};
 
 struct Library {
   bool loaded = false;
@@ -124,22 +128,40 @@ bool cudnn_convolution(cudnn::Pass pass, const Array& x, const Array& w, const A
   problem.stride = p.stride, problem.dilation = p.dilation;
   problem.pad_before = p.pad_before, problem.pad_after = p.pad_after;
   problem.allow_tf32 = allow_tf32();
+  problem.benchmark = benchmark();
   problem.device = x.device();
   problem.sm_version = device_properties(x.device()).arch();
   problem.alignment[0] = alignment_of(x), problem.alignment[1] = alignment_of(w), problem.alignment[2] = alignment_of(y);
   DeviceHandle& handle = device_handle(x.device());
   std::lock_guard<std::mutex> guard(handle.lock);
   activate(x.device());
+  // Benchmark mode's timer: events around a run on the legacy default stream, the handle's (its stream is never
+  // set); made on first use, so a problem whose plan is chosen makes none.
+  std::optional<Event> start, end;
+  const cudnn::GpuTimer timer = [&](const std::function<void()>& run) {
+    if (!start) {
+      start.emplace(x.device(), true);
+      end.emplace(x.device(), true);
+    }
+    start->record(nullptr);
+    run();
+    end->record(nullptr);
+    end->synchronize();
+    return static_cast<double>(start->elapsed_ms(*end));
+  };
   try {
     const size_t bytes = cudnn::prepare(problem, handle.handle);
     const std::shared_ptr<Allocation> workspace = bytes ? allocate_device(x.device(), bytes) : nullptr;
     const auto held_x = x.memory()->hold(), held_w = w.memory()->hold(), held_y = y.memory()->hold();
     cudnn::execute(problem, handle.handle, reinterpret_cast<void*>(x.data()), reinterpret_cast<void*>(w.data()),
-                   reinterpret_cast<void*>(y.data()), workspace ? reinterpret_cast<void*>(workspace->ptr()) : nullptr);
+                   reinterpret_cast<void*>(y.data()), workspace ? reinterpret_cast<void*>(workspace->ptr()) : nullptr,
+                   timer);
   } catch (const cudnn::Unsupported& e) {
     return declined(e.what());
   } catch (const cudnn::Failure& e) {
     throw CudaError(0, "CUDNN_STATUS_EXECUTION_FAILED", e.what());
+  } catch (const Error&) {  // jiasu's own (no memory for the workspace, a fault or Ctrl-C while timing): as it is
+    throw;
   } catch (const std::runtime_error& e) {  // the frontend's own (a missing symbol, a failed dlopen)
     throw CudaError(0, "CUDNN_FRONTEND_ERROR", std::string("cuDNN: ") + e.what());
   }
@@ -168,5 +190,8 @@ CudnnReport cudnn_report() {
 
 void set_allow_tf32(bool allow) { tf32 = allow; }
 bool allow_tf32() { return tf32; }
+
+void set_benchmark(bool on) { benchmarking = on; }
+bool benchmark() { return benchmarking; }
 
 }  // namespace jiasu::dnn

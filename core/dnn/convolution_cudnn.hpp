@@ -1,7 +1,8 @@
 // conv2d's passes through cuDNN (dnn/cudnn_graphs.hpp) where cuDNN runs them: libcudnn loaded on first use,
 // a handle per device, a workspace from the device's memory pool, on the legacy default stream as jiasu's
-// other operations. Where it cannot (jiasu built without cudnn-frontend, no libcudnn 9, no engine for the
-// problem, float64) the caller takes the im2col path, and the report says why.
+// other operations (benchmark mode times its candidates there, with driver events). Where it cannot (jiasu
+// built without cudnn-frontend, no libcudnn 9, no engine for the problem, float64) the caller takes the
+// im2col path, and the report says why.
 #pragma once
 
 #include <cstdint>
@@ -31,5 +32,9 @@ CudnnReport cudnn_report();
 // float32 convolutions may use TF32 tensor cores (PyTorch's torch.backends.cudnn.allow_tf32; off by default).
 void set_allow_tf32(bool allow);
 bool allow_tf32();
+// The first run of each convolution problem times all of cuDNN's candidate plans and keeps the fastest
+// (PyTorch's torch.backends.cudnn.benchmark; off by default: the heuristic's first plan that supports it).
+void set_benchmark(bool on);
+bool benchmark();
 
 }  // namespace jiasu::dnn

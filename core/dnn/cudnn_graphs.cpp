@@ -7,10 +7,13 @@
 
 #include <cudnn_frontend.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 namespace cudnn_frontend {
 void* cudnn_dlhandle = nullptr;
@@ -34,22 +37,38 @@ fe::DataType_t data_type(Type t) {
 std::vector<int64_t> vec(const std::array<int64_t, 4>& a) { return {a.begin(), a.end()}; }
 std::vector<int64_t> vec(const std::array<int64_t, 2>& a) { return {a.begin(), a.end()}; }
 
+// Benchmark mode skips candidates that need more workspace than this: the pool would have to hold it for
+// every run of the problem.
+constexpr int64_t kCandidateWorkspaceCap = int64_t{1} << 30;
+// Each candidate's time is the best of this many runs, after a warm-up run (which may load its kernels).
+constexpr int kTimedRuns = 3;
+
+using Pointers = std::unordered_map<std::shared_ptr<fe::graph::Tensor_attributes>, void*>;
+
+struct Candidate {
+  int64_t index = 0, workspace = 0;
+};
+
 struct Plan {
   std::shared_ptr<fe::graph::Graph> graph;
   std::shared_ptr<fe::graph::Tensor_attributes> x, w, y;
-  int64_t workspace = 0;
+  std::mutex choice;                  // guards the fields below: one problem's passes may run on several threads
+  int64_t workspace = 0;              // what the next run needs; until a candidate is chosen, the largest one's
+  std::vector<Candidate> candidates;  // benchmark mode: the plans to time on the first run (then cleared)
+  int64_t chosen = -1;                // the plan that runs; -1: the heuristic's (the graph's own candidate)
+  std::string declined;               // benchmark mode: why no candidate ran (every later run is declined too)
 };
 
 using Key = std::tuple<int, int, int, std::array<int64_t, 4>, std::array<int64_t, 4>, std::array<int64_t, 4>,
                        std::array<int64_t, 4>, std::array<int64_t, 4>, std::array<int64_t, 4>,
-                       std::array<int64_t, 8>, std::array<int, 5>>;
+                       std::array<int64_t, 8>, std::array<int, 6>>;
 
 Key key_of(const ConvProblem& p) {
   return {static_cast<int>(p.pass), static_cast<int>(p.type), p.device, p.x.dims, p.x.strides, p.w.dims,
           p.w.strides, p.y.dims, p.y.strides,
           {p.stride[0], p.stride[1], p.dilation[0], p.dilation[1], p.pad_before[0], p.pad_before[1], p.pad_after[0],
            p.pad_after[1]},
-          {p.allow_tf32, p.sm_version, p.alignment[0], p.alignment[1], p.alignment[2]}};
+          {p.allow_tf32, p.benchmark, p.sm_version, p.alignment[0], p.alignment[1], p.alignment[2]}};
 }
 
 // A failure while a plan is built is cuDNN declining the problem (the caller takes another path); while it runs,
@@ -107,9 +126,55 @@ std::unique_ptr<Plan> build(const ConvProblem& p, void* handle) {
   // float32 as float32, unless TF32 is allowed (PyTorch's rule): no tensor-core engine, which would round to TF32.
   if (p.type == Type::Float && !p.allow_tf32) g.deselect_numeric_notes({fe::NumericalNote_t::TENSOR_CORE});
   check(g.check_support(cudnn), "support check");
-  check(g.build_plans(fe::BuildPlanPolicy_t::HEURISTICS_CHOICE), "plan build");
-  check(g.get_workspace_size(plan->workspace), "workspace size");
+  if (!p.benchmark) {
+    check(g.build_plans(fe::BuildPlanPolicy_t::HEURISTICS_CHOICE), "plan build");
+    check(g.get_workspace_size(plan->workspace), "workspace size");
+    return plan;
+  }
+  check(g.build_plans(fe::BuildPlanPolicy_t::ALL), "plan build");
+  for (int64_t i = 0; i < g.get_execution_plan_count(); ++i) {
+    int64_t bytes = 0;
+    // A configuration that did not build has no workspace size.
+    if (g.get_workspace_size_plan_at_index(i, bytes).is_bad() || bytes > kCandidateWorkspaceCap) continue;
+    plan->candidates.push_back({i, bytes});
+    plan->workspace = std::max(plan->workspace, bytes);
+  }
+  if (plan->candidates.empty())
+    throw Unsupported("cuDNN: every plan that built needs more than " + std::to_string(kCandidateWorkspaceCap >> 20) +
+                      " MiB of workspace");
   return plan;
+}
+
+// Benchmark mode's first run: each candidate on the caller's buffers, the fastest kept. The plan changes only
+// at the end, so an exception from the timer (Ctrl-C, a fault) leaves it to be timed again.
+void choose_fastest(Plan& plan, cudnnHandle_t cudnn, Pointers& pointers, void* workspace, const GpuTimer& timer) {
+  const Candidate* fastest = nullptr;
+  double fastest_ms = std::numeric_limits<double>::infinity();
+  std::string last_failure;
+  for (const Candidate& candidate : plan.candidates) {
+    const auto run = [&] { return plan.graph->execute_plan_at_index(cudnn, pointers, workspace, candidate.index); };
+    fe::error_t status = run();
+    double best_ms = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < kTimedRuns && status.is_good(); ++i) {
+      const double ms = timer([&] { status = run(); });
+      if (status.is_good()) best_ms = std::min(best_ms, ms);
+    }
+    if (status.is_bad()) {
+      last_failure = status.get_message();
+      continue;
+    }
+    if (best_ms < fastest_ms) {
+      fastest_ms = best_ms;
+      fastest = &candidate;
+    }
+  }
+  if (fastest) {
+    plan.chosen = fastest->index;
+    plan.workspace = fastest->workspace;
+  } else {
+    plan.declined = "cuDNN: no candidate plan ran (the last failure: " + last_failure + ")";
+  }
+  plan.candidates.clear();
 }
 
 std::mutex& plans_mutex() {
@@ -121,7 +186,7 @@ std::map<Key, std::unique_ptr<Plan>>& plans() {
   return *p;
 }
 
-const Plan& plan_for(const ConvProblem& p, void* handle) {
+Plan& plan_for(const ConvProblem& p, void* handle) {
   std::lock_guard<std::mutex> lock(plans_mutex());
   std::unique_ptr<Plan>& slot = plans()[key_of(p)];
   if (!slot) {
@@ -161,14 +226,25 @@ void set_stream(void* handle, void* stream) {
 }
 
 size_t prepare(const ConvProblem& problem, void* handle) {
-  return static_cast<size_t>(plan_for(problem, handle).workspace);
+  Plan& plan = plan_for(problem, handle);
+  std::lock_guard<std::mutex> lock(plan.choice);
+  if (!plan.declined.empty()) throw Unsupported(plan.declined);
+  return static_cast<size_t>(plan.workspace);
 }
 
-void execute(const ConvProblem& problem, void* handle, void* x, void* w, void* y, void* workspace) {
-  const Plan& plan = plan_for(problem, handle);
-  std::unordered_map<std::shared_ptr<fe::graph::Tensor_attributes>, void*> pointers = {
-      {plan.x, x}, {plan.w, w}, {plan.y, y}};
-  check(plan.graph->execute(static_cast<cudnnHandle_t>(handle), pointers, workspace), "execution", false);
+void execute(const ConvProblem& problem, void* handle, void* x, void* w, void* y, void* workspace,
+             const GpuTimer& timer) {
+  Plan& plan = plan_for(problem, handle);
+  Pointers pointers = {{plan.x, x}, {plan.w, w}, {plan.y, y}};
+  const auto cudnn = static_cast<cudnnHandle_t>(handle);
+  std::lock_guard<std::mutex> lock(plan.choice);
+  if (!plan.candidates.empty()) choose_fastest(plan, cudnn, pointers, workspace, timer);
+  if (!plan.declined.empty()) throw Unsupported(plan.declined);
+  // Also after timing: the buffers hold the last candidate's result, which need not be the chosen plan's.
+  if (plan.chosen < 0)
+    check(plan.graph->execute(cudnn, pointers, workspace), "execution", false);
+  else
+    check(plan.graph->execute_plan_at_index(cudnn, pointers, workspace, plan.chosen), "execution", false);
 }
 
 }  // namespace jiasu::dnn::cudnn
@@ -183,7 +259,7 @@ void set_library(void*) {}
 void* create_handle() { throw Unsupported("jiasu was built without cudnn-frontend"); }
 void set_stream(void*, void*) {}
 size_t prepare(const ConvProblem&, void*) { throw Unsupported("jiasu was built without cudnn-frontend"); }
-void execute(const ConvProblem&, void*, void*, void*, void*, void*) {
+void execute(const ConvProblem&, void*, void*, void*, void*, void*, const GpuTimer&) {
   throw Unsupported("jiasu was built without cudnn-frontend");
 }
 

@@ -1,12 +1,15 @@
 // cuDNN's graph API through NVIDIA's cudnn-frontend, behind an interface free of CUDA and jiasu types: the
 // frontend's headers (and cuda.h's macros) stay inside cudnn_graphs.cpp, the one translation unit that
 // includes them (it also compiles slowly). Built without the frontend's headers, built() is false and the
-// rest is never called. Plans are built once per problem and cached for the process.
+// rest is never called. Plans are built once per problem and cached for the process: the heuristic's first
+// plan that supports the problem or, in benchmark mode, the fastest of all candidates on the problem's
+// first run.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -38,6 +41,7 @@ struct ConvProblem {
   Tensor x, w, y;  // y: the output of the forward pass (for the gradients: its gradient)
   std::array<int64_t, 2> stride{}, dilation{}, pad_before{}, pad_after{};
   bool allow_tf32 = false;
+  bool benchmark = false;      // time every candidate plan on the first run and keep the fastest
   int sm_version = 90;         // the device's compute capability, as 90
   int alignment[3] = {};       // of x, w, y's addresses: the largest power of two up to 16 dividing each
   int device = 0;
@@ -52,10 +56,18 @@ struct Failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The problem's plan, built on first use (throws Unsupported or Failure); the workspace it needs, in bytes.
+// The GPU milliseconds that one call of `run` takes on the handle's stream, measured by the caller (this side
+// has no CUDA runtime). What it throws reaches execute()'s caller.
+using GpuTimer = std::function<double(const std::function<void()>& run)>;
+
+// The problem's plan, built on first use (throws Unsupported or Failure); the workspace the next execute()
+// needs, in bytes. In benchmark mode, until a plan is chosen: the largest any candidate needs.
 size_t prepare(const ConvProblem& problem, void* handle);
 // Runs it: the forward pass reads x and w and writes y; DataGradient reads y (dy) and w, writes x (dx);
-// WeightGradient reads y (dy) and x, writes w (dw).
-void execute(const ConvProblem& problem, void* handle, void* x, void* w, void* y, void* workspace);
+// WeightGradient reads y (dy) and x, writes w (dw). In benchmark mode the first run times each candidate on
+// these buffers with `timer` (a warm-up, then the best of a few runs), keeps the fastest for the problem and
+// leaves its result; a candidate that fails is dropped, and Unsupported comes when none is left.
+void execute(const ConvProblem& problem, void* handle, void* x, void* w, void* y, void* workspace,
+             const GpuTimer& timer);
 
 }  // namespace jiasu::dnn::cudnn

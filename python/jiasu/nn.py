@@ -6,7 +6,8 @@ gradient of its output. See docs/nn.md.
 The activations and softmax run in jiasu's own elementwise engine and reductions (the C++ core's
 dnn/ and ops/); conv2d runs on cuDNN on a GPU (through cudnn-frontend, where jiasu was built with it), else
 as matrix products over an im2col matrix (cuBLASLt on a GPU, NumPy's BLAS on the CPU backend); linear is a
-matrix product. ``jiasu.nn.allow_tf32 = True`` lets float32 convolutions use TF32, ``cudnn_info()`` says
+matrix product. ``jiasu.nn.allow_tf32 = True`` lets float32 convolutions use TF32, ``jiasu.nn.benchmark =
+True`` lets cuDNN time its candidate plans for each convolution and keep the fastest, ``cudnn_info()`` says
 how cuDNN is used.
 """
 import sys as _sys
@@ -86,7 +87,8 @@ cudnn_info = _nn.cudnn_info
 
 
 class _Module(_types.ModuleType):
-    """jiasu.nn's settings are properties of the module, as PyTorch's torch.backends.cudnn.allow_tf32."""
+    """jiasu.nn's settings are properties of the module, as PyTorch's torch.backends.cudnn.allow_tf32 and
+    torch.backends.cudnn.benchmark."""
 
     @property
     def allow_tf32(self):
@@ -96,6 +98,17 @@ class _Module(_types.ModuleType):
     @allow_tf32.setter
     def allow_tf32(self, value):
         _nn.set_allow_tf32(bool(value))
+
+    @property
+    def benchmark(self):
+        """Time cuDNN's candidate plans on each convolution problem's first run on a GPU and keep the fastest
+        (default False: the heuristic's first plan that supports the problem). The first run of each new shape,
+        dtype or layout is then slower, the later ones may be faster; no effect on the CPU backend."""
+        return _nn.benchmark()
+
+    @benchmark.setter
+    def benchmark(self, value):
+        _nn.set_benchmark(bool(value))
 
 
 _sys.modules[__name__].__class__ = _Module

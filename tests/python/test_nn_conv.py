@@ -163,3 +163,19 @@ def test_conv2d_errors():
         nn.conv2d_backward(jiasu.zeros((1, 2, 2, 2), "float32"), x, w)
     with pytest.raises(TypeError, match=r"stride must be an int or a pair of ints"):
         nn.conv2d(x, w, stride=(1, 2, 3))
+
+
+def test_benchmark_flag_round_trips_and_conv2d_stays_exact(rng):
+    assert nn.benchmark is False  # off by default, as torch.backends.cudnn.benchmark
+    try:
+        nn.benchmark = True
+        assert nn.benchmark is True
+        x, w = rng.standard_normal((2, 3, 7, 6)), rng.standard_normal((4, 3, 3, 3))
+        want = conv_reference(x, w, pad_before=(1, 1), pad_after=(1, 1))
+        for dtype, tol in ((np.float64, 1e-12), (np.float32, 1e-5)):
+            got = nn.conv2d(jiasu.asarray(x.astype(dtype)), jiasu.asarray(w.astype(dtype)), padding=1)
+            np.testing.assert_allclose(got.get().astype(np.float64), want, rtol=tol, atol=tol * 10)
+        nn.benchmark = False
+        assert nn.benchmark is False
+    finally:
+        nn.benchmark = False

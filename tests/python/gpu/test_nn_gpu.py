@@ -101,13 +101,19 @@ def test_float32_convolutions_do_not_round_to_tf32(torch, rng):
 @pytest.mark.parametrize("channels_last", [False, True], ids=["nchw", "nhwc"])
 @pytest.mark.parametrize("dtype", list(TORCH_DTYPES))
 def test_pooling_against_torch(torch, dtype, channels_last, rng):
-    x = to_torch(torch, rng.standard_normal((4, 8, 15, 14)), dtype, channels_last).requires_grad_()
+    # jiasu pools the input in its layout; the references come from PyTorch's NCHW kernels, as its channels-last
+    # avg_pool2d gradient is wrong with padding (pytorch/pytorch#188344).
+    values = rng.standard_normal((4, 8, 15, 14))
+    x = to_torch(torch, values, dtype).requires_grad_()
+    jx = jiasu.asarray(to_torch(torch, values, dtype, channels_last))
     F = torch.nn.functional
     for kwargs in ({"kernel_size": 3, "stride": 2, "padding": 1}, {"kernel_size": 2}):
         ty = F.max_pool2d(x, **kwargs)
         dy = torch.randn_like(ty)
         (tgrad,) = torch.autograd.grad(ty, x, dy)
-        jx = jiasu.asarray(x.detach())
+        if channels_last:
+            dy = dy.contiguous(memory_format=torch.channels_last)
+            assert nn.max_pool2d(jx, **kwargs).strides[1] == jx.itemsize  # the output keeps the input's layout
         check(torch, nn.max_pool2d(jx, **kwargs), ty, dtype)
         check(torch, nn.max_pool2d_backward(jiasu.asarray(dy), jx, **kwargs), tgrad, dtype)
         for include in (True, False):
@@ -185,3 +191,29 @@ def test_cross_entropy_and_linear_against_torch(torch, rng):
     check(torch, nn.cross_entropy_backward(jl, jt), tgrad, "float32")
     w = torch.tensor(rng.standard_normal((5, 10)), device="cuda", dtype=torch.float32)
     check(torch, nn.linear(jl, jiasu.asarray(w)), F.linear(logits.detach(), w), "float32")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_conv2d_with_benchmark_against_torch(torch, dtype, rng):
+    x_shape, w_shape, kwargs = (4, 16, 20, 18), (32, 16, 3, 3), {"padding": 1}
+    x = rng.standard_normal(x_shape)
+    w = rng.standard_normal(w_shape) / np.sqrt(np.prod(w_shape[1:]))
+    tx = to_torch(torch, x, dtype, channels_last=True).requires_grad_()
+    tw = to_torch(torch, w, dtype, channels_last=True).requires_grad_()
+    ty = torch.nn.functional.conv2d(tx, tw, **kwargs)
+    dy = torch.randn_like(ty)
+    ty.backward(dy)
+    jx, jw = jiasu.asarray(tx.detach()), jiasu.asarray(tw.detach())
+    before = nn.cudnn_info()["passes"]
+    try:
+        nn.benchmark = True
+        for _ in range(2):  # the first run times the candidates, the second runs the one kept
+            check(torch, nn.conv2d(jx, jw, **kwargs), ty, dtype)
+            grad_x, grad_w, _ = nn.conv2d_backward(jiasu.asarray(dy), jx, jw, needs=("x", "weight"), **kwargs)
+            check(torch, grad_x, tx.grad, dtype)
+            check(torch, grad_w, tw.grad, dtype, scale=4)
+    finally:
+        nn.benchmark = False
+    info = nn.cudnn_info()
+    if info["built"] and info["loaded"]:  # all six passes (three, twice) ran on cuDNN
+        assert info["passes"] == before + 6, info["last_fallback"]
