@@ -79,11 +79,11 @@ __device__ void rows_forward(const Params& p) {
     if (!Log) v[k] = e;
   }
   sum = warp_sum(sum);
-  const A shift = top + log_(sum), scale = A(1) / sum;
+  const A log_sum = log_(sum), scale = A(1) / sum;  // (v - top) first: it is exact, top + log_sum is not
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int i = lane + 32 * k;
-    if (i < p.n) y[i] = from_acc<T>(Log ? v[k] - shift : v[k] * scale);
+    if (i < p.n) y[i] = from_acc<T>(Log ? (v[k] - top) - log_sum : v[k] * scale);
   }
 }
 
