@@ -17,6 +17,7 @@ namespace jiasu::dnn {
 namespace {
 
 constexpr unsigned kBlock = 256;
+constexpr int kUnrolledWindow = 7;
 
 void strides_of(const Array& a, long long* out) {
   for (int d = 0; d < 4; ++d) out[d] = a.strides()[d] / a.layout().itemsize;
@@ -39,10 +40,12 @@ void launch(const pool::Params& p, DType dtype, bool max, bool backward, bool ch
   const bool wide = work > limit || last_offset(in, p.x_stride) > limit ||
                     last_offset(out, backward ? p.dy_stride : p.y_stride) > limit ||
                     (backward && last_offset(in, p.dx_stride) > limit);
-  const uint64_t key = static_cast<uint64_t>(dtype) << 4 | uint64_t(wide) << 3 | uint64_t(max) << 2 |
-                       uint64_t(backward) << 1 | uint64_t(channels_last);
+  // Windows of up to kUnrolledWindow rows and columns are compiled in (their loops unroll).
+  const int kh = p.kh <= kUnrolledWindow ? p.kh : 0, kw = p.kw <= kUnrolledWindow ? p.kw : 0;
+  const uint64_t key = (static_cast<uint64_t>(dtype) << 4 | uint64_t(wide) << 3 | uint64_t(max) << 2 |
+                        uint64_t(backward) << 1 | uint64_t(channels_last)) << 8 | uint64_t(kh) << 4 | uint64_t(kw);
   Kernel& kernel = ops::kernel_cache().get(key, device, "jiasu_pool", [&] {
-    return pool_cuda_source(dtype, max, backward, channels_last, wide);
+    return pool_cuda_source(dtype, max, backward, channels_last, wide, kh, kw);
   });
   LaunchArgs args;
   args.begin(kernel.param_layout());
@@ -67,13 +70,13 @@ pool::Params params_of(const Array& x, const PoolParams& pp, int64_t oh, int64_t
 
 }  // namespace
 
-std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last, bool wide) {
+std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last, bool wide, int kh, int kw) {
   std::string source(embedded::pool_cuda, embedded::pool_cuda_size);
   const std::string t = info(dtype).c_type, a = dtype == DType::Float64 ? "double" : "float";
   source += "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kBlock) +
             ") jiasu_pool(const jiasu::pool::Params params) {\n  jiasu::pool::" + (backward ? "backward" : "forward") +
             "<" + t + ", " + a + ", " + (max ? "true" : "false") + ", " + (channels_last ? "true" : "false") +
-            (wide ? ", long long" : ", int") + ">(params);\n}\n";
+            (wide ? ", long long" : ", int") + ", " + std::to_string(kh) + ", " + std::to_string(kw) + ">(params);\n}\n";
   return source;
 }
 

@@ -19,7 +19,7 @@ Array fused_pool(const Array& x, const PoolParams& params, bool max, int64_t oh,
 Array fused_pool_backward(const Array& dy, const Array& x, const PoolParams& params, bool max);
 
 // The kernels' CUDA C++ for one (dtype, max or average, backward or not, channels-last or not, 64-bit indices or
-// int).
-std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last, bool wide);
+// int, window rows and columns: kh x kw compiled in, 0 for a window known only at run time).
+std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last, bool wide, int kh, int kw);
 
 }  // namespace jiasu::dnn

@@ -26,7 +26,8 @@ struct ReduceDim {
 // How the elements are walked, after the reduced dimensions are separated from the kept ones and each
 // group is collapsed (adjacent dimensions that address memory as one merged into one; length-1 ones dropped).
 enum class ReduceCase {
-  Rows,     // one reduced dimension, contiguous: each result reduces a contiguous run (no kept ones: all of it)
+  Rows,     // the innermost reduced dimension is contiguous: each result reduces runs of contiguous elements
+            // (one run when it is the only reduced dimension; no kept ones: all of it)
   Columns,  // one reduced dimension, strided, under a contiguous innermost kept one: results side by side
   Strided,  // anything else
 };

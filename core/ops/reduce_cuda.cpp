@@ -3,6 +3,7 @@
 // engine's kernel cache (ops/elementwise_cuda.hpp).
 #include "ops/reduce_cuda.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -108,6 +109,7 @@ reduce::KernelParams params_of(const ReduceLaunch& launch) {
   p.results = plan.kept_count;
   p.count = plan.reduced_count;
   p.blocks_per_result = 1;
+  p.slices = 1;
   p.chunk = plan.reduced_count;
   p.divisor = 1.0;
   return p;
@@ -174,6 +176,14 @@ void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_d
                device_properties(device).multiprocessor_count;
   // Rows: blocks_per_result only (the blocks of a run take its tiles in turn); Columns: rows per block too.
   split(groups, plan.reduced_count, min_chunk, kind == KernelKind::Rows ? vector : 1, resident, p);
+  if (kind == KernelKind::Rows) {
+    // Several runs per result: the blocks split into groups that take every few runs, each group's blocks
+    // sharing a run only when it is long enough to split.
+    const int64_t inner = plan.reduced.back().size, runs = plan.reduced_count / inner;
+    const int64_t slices = std::max<int64_t>(1, std::min<int64_t>((p.blocks_per_result + runs - 1) / runs, inner / min_chunk));
+    p.slices = slices;
+    p.blocks_per_result = slices * std::min<int64_t>(runs, (p.blocks_per_result + slices - 1) / slices);
+  }
   std::optional<Array> scratch;  // held until the launch is queued; freed in stream order after it
   if (p.blocks_per_result > 1) {
     const int64_t value_bytes = launch.op == ReduceOp::ArgMax || launch.op == ReduceOp::ArgMin ? 16 : 8;

@@ -64,7 +64,7 @@ ReducePlan plan_reduction(const Layout& in, const std::vector<bool>& reduced, co
   if (plan.reduced_count == 0) plan.reduced.clear();  // each result is the identity (no element to read)
   if (plan.reduced_count == 0)
     plan.kind = ReduceCase::Strided;
-  else if (plan.reduced.size() == 1 && plan.reduced[0].stride == in.itemsize)
+  else if (!plan.reduced.empty() && plan.reduced.back().stride == in.itemsize)
     plan.kind = ReduceCase::Rows;
   else if (plan.reduced.size() == 1 && !plan.kept.empty() && plan.kept.back().stride == in.itemsize)
     plan.kind = ReduceCase::Columns;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "dnn/batch_norm_cuda.hpp"
 #include "dnn/nn.hpp"
 #include "dnn/pooling_cuda.hpp"
 #include "dnn/softmax_cuda.hpp"
@@ -122,7 +123,7 @@ TEST(Nn, SoftmaxKernelsCompileUnderNvrtc) {
 
 
 // NVRTC compiles every pooling kernel (no GPU needed): each dtype, max and average, both passes, both layouts,
-// 64-bit indices (with float16) and int.
+// 64-bit indices (with float16) and int, windows compiled in (channels-last) and known at run time.
 TEST(Nn, PoolingKernelsCompileUnderNvrtc) {
   if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
   for (DType dtype : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64})
@@ -130,7 +131,8 @@ TEST(Nn, PoolingKernelsCompileUnderNvrtc) {
       for (bool backward : {false, true})
         for (bool channels_last : {false, true}) {
           CudaCompileRequest request;
-          request.source = dnn::pool_cuda_source(dtype, max, backward, channels_last, dtype == DType::Float16);
+          request.source = dnn::pool_cuda_source(dtype, max, backward, channels_last, dtype == DType::Float16,
+                                                 channels_last ? 3 : 0, channels_last ? 2 : 0);
           request.kind = CodeKind::Ptx;
           try {
             EXPECT_NE(compile_cuda(request, nullptr).image.find(".entry jiasu_pool"), std::string::npos);
@@ -138,6 +140,29 @@ TEST(Nn, PoolingKernelsCompileUnderNvrtc) {
             ADD_FAILURE() << info(dtype).name << " max=" << max << " backward=" << backward << ": " << e.log();
           }
         }
+}
+
+// NVRTC compiles every batch-norm kernel (no GPU needed): each dtype and pass, planes with 16-byte packs and
+// without, rows; 64-bit indices (with float16) and int.
+TEST(Nn, BatchNormKernelsCompileUnderNvrtc) {
+  if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
+  using dnn::BatchNormPass;
+  struct Layout {
+    bool rows, packed;
+  };
+  for (DType dtype : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64})
+    for (BatchNormPass pass : {BatchNormPass::Inference, BatchNormPass::Training, BatchNormPass::Backward})
+      for (Layout layout : {Layout{false, true}, Layout{false, false}, Layout{true, false}}) {
+        CudaCompileRequest request;
+        request.source = dnn::batch_norm_cuda_source(dtype, pass, layout.rows, layout.packed, dtype == DType::Float16);
+        request.kind = CodeKind::Ptx;
+        try {
+          EXPECT_NE(compile_cuda(request, nullptr).image.find(".entry jiasu_batch_norm"), std::string::npos);
+        } catch (const NvrtcError& e) {
+          ADD_FAILURE() << info(dtype).name << " pass=" << static_cast<int>(pass) << " rows=" << layout.rows
+                        << " packed=" << layout.packed << ": " << e.log();
+        }
+      }
 }
 
 }  // namespace

@@ -52,6 +52,13 @@ TEST(ReducePlan, InnerAxesAreRowsOuterAxesColumns) {
   const ReducePlan middle = plan_reduction(layout, {false, true, false}, {24, 0, 4});
   EXPECT_EQ(middle.kind, ReduceCase::Columns);
   EXPECT_EQ(middle.kept.size(), 2u);
+  // Batch-norm's statistics: every axis but the middle one; the innermost reduced one is contiguous, so each
+  // result reduces 4 runs of 6 elements.
+  const ReducePlan runs = plan_reduction(layout, {true, false, true}, {0, 4, 0});
+  EXPECT_EQ(runs.kind, ReduceCase::Rows);
+  ASSERT_EQ(runs.reduced.size(), 2u);
+  EXPECT_EQ(runs.reduced[1].size, 6);
+  EXPECT_EQ(runs.reduced[1].stride, 4);
 }
 
 TEST(ReducePlan, StridedViewsAndLengthOneDimensions) {

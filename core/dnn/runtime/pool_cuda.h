@@ -62,17 +62,22 @@ __device__ __forceinline__ I offset(I n_i, I c_i, I h_i, I w_i, const I* stride)
 }
 
 // The maximum of the window of output (oh_i, ow_i) in plane (the input at (n, c, 0, 0)) and its place (row,
-// column) in the input; -1 when every element is padding.
-template <typename T, typename A, typename I>
+// column) in the input; -1 when every element is padding. KH x KW is the window when known at compile time (0:
+// kh x kw at run time): its loops then unroll and every load is issued before the first comparison waits.
+template <int KH, int KW, typename T, typename A, typename I>
 __device__ __forceinline__ void window_max(const Geometry<I>& g, const T* __restrict__ plane, I oh_i, I ow_i, A* best,
                                            I* best_h, I* best_w) {
   *best_h = *best_w = -1;
+  const I kh = KH ? I(KH) : g.kh, kw = KW ? I(KW) : g.kw;
   const I h0 = oh_i * g.sh - g.ph, w0 = ow_i * g.sw - g.pw;
-  const I r0 = max(h0, I(0)), r1 = min(h0 + g.kh, g.h), s0 = max(w0, I(0)), s1 = min(w0 + g.kw, g.w);
-  for (I ih = r0; ih < r1; ++ih) {
-    const T* row = plane + ih * g.x_stride[2];
-    for (I iw = s0; iw < s1; ++iw) {
-      const A v = to_acc<A>(row[iw * g.x_stride[3]]);
+#pragma unroll
+  for (I r = 0; r < kh; ++r) {
+    const I ih = h0 + r;
+#pragma unroll
+    for (I s = 0; s < kw; ++s) {
+      const I iw = w0 + s;
+      if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) continue;
+      const A v = to_acc<A>(plane[ih * g.x_stride[2] + iw * g.x_stride[3]]);
       if (*best_h < 0 || v > *best || v != v) *best = v, *best_h = ih, *best_w = iw;
     }
   }
@@ -86,7 +91,7 @@ __device__ __forceinline__ A divisor(const Params& p, const Geometry<I>& g, I oh
   return A(rows * cols);
 }
 
-template <typename T, typename A, bool Max, bool ChannelsLast, typename I>
+template <typename T, typename A, bool Max, bool ChannelsLast, typename I, int KH, int KW>
 __device__ void forward(const Params& p) {
   const Geometry<I> g(p);
   const T* __restrict__ x = reinterpret_cast<const T*>(p.x);
@@ -99,14 +104,19 @@ __device__ void forward(const Params& p) {
     A result;
     if (Max) {
       I bh, bw;
-      window_max<T, A>(g, plane, at[2], at[3], &result, &bh, &bw);
+      window_max<KH, KW, T, A>(g, plane, at[2], at[3], &result, &bh, &bw);
     } else {
       A sum = 0;
+      const I kh = KH ? I(KH) : g.kh, kw = KW ? I(KW) : g.kw;
       const I h0 = at[2] * g.sh - g.ph, w0 = at[3] * g.sw - g.pw;
-      const I r0 = max(h0, I(0)), r1 = min(h0 + g.kh, g.h), s0 = max(w0, I(0)), s1 = min(w0 + g.kw, g.w);
-      for (I ih = r0; ih < r1; ++ih) {
-        const T* row = plane + ih * g.x_stride[2];
-        for (I iw = s0; iw < s1; ++iw) sum += to_acc<A>(row[iw * g.x_stride[3]]);
+#pragma unroll
+      for (I r = 0; r < kh; ++r) {
+        const I ih = h0 + r;
+#pragma unroll
+        for (I s = 0; s < kw; ++s) {
+          const I iw = w0 + s;
+          if (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w) sum += to_acc<A>(plane[ih * g.x_stride[2] + iw * g.x_stride[3]]);
+        }
       }
       result = sum / divisor<A>(p, g, at[2], at[3]);
     }
@@ -114,7 +124,7 @@ __device__ void forward(const Params& p) {
   }
 }
 
-template <typename T, typename A, bool Max, bool ChannelsLast, typename I>
+template <typename T, typename A, bool Max, bool ChannelsLast, typename I, int KH, int KW>
 __device__ void backward(const Params& p) {
   const Geometry<I> g(p);
   const T* __restrict__ x = reinterpret_cast<const T*>(p.x);
@@ -138,7 +148,7 @@ __device__ void backward(const Params& p) {
         if (Max) {
           A best;
           I bh, bw;
-          window_max<T, A>(g, plane, oh_i, ow_i, &best, &bh, &bw);
+          window_max<KH, KW, T, A>(g, plane, oh_i, ow_i, &best, &bh, &bw);
           if (bh == ih && bw == iw) grad += gv;
         } else {
           grad += gv / divisor<A>(p, g, oh_i, ow_i);

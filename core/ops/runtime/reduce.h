@@ -132,8 +132,10 @@ struct KernelParams {
   Walk kept, reduced;
   long long results;           // kept positions
   long long count;             // elements per result
-  long long blocks_per_result; // Rows: blocks that share one result's run (taking its tiles in turn); Columns:
-                               // blocks that share a tile's rows
+  long long blocks_per_result; // Rows: blocks that share one result's runs; Columns: blocks that share a tile's
+                               // rows
+  long long slices;            // Rows: blocks that share one run (taking its tiles in turn); a block takes every
+                               // (blocks_per_result / slices)-th run
   long long chunk;             // Columns: reduced rows per block
   unsigned long long partials; // Rows with blocks_per_result > 1: one partial per block
   unsigned long long counters; // ... and one zeroed counter per result (left zeroed)

@@ -1,7 +1,8 @@
 // The CUDA kernels of jiasu's reductions, instantiated per (operation, types, case) by generated sources
 // (ops/reduce_cuda.cpp) and compiled by NVRTC; embedded in the core as reduce_cuda. The accumulator
 // operations are those of ops/runtime/reduce.h, which the CPU backend uses too.
-//   rows_kernel     Rows: the blocks of a run take its tiles in turn, with 16-byte loads, several
+//   rows_kernel     Rows: the blocks of a run take its tiles in turn (and, for several runs per result, the
+//                   runs are dealt out to groups of blocks), with 16-byte loads, several
 //                   accumulators per thread, then warp shuffles and shared memory. A run shared by several
 //                   blocks (a full reduction, or few long rows) is finished in the same launch by the last
 //                   of its blocks to arrive, which combines the blocks' partials in a fixed order
@@ -113,39 +114,45 @@ __device__ void rows_kernel(const KernelParams& p) {
   const long long result = blockIdx.x / p.blocks_per_result, part = blockIdx.x % p.blocks_per_result;
   long long out_offset;
   const long long in_offset = walk_offset(p.kept, result, &out_offset);
-  const In* run = reinterpret_cast<const In*>(p.in + in_offset);
   const A mean = kElem == kSquaredDeviation ? reinterpret_cast<const A*>(p.means)[result] : A(0);
+  // The runs: the innermost reduced dimension (contiguous), at the positions of the outer reduced ones.
+  Walk outer = p.reduced;
+  const long long inner = outer.ndim > 0 ? outer.size[--outer.ndim] : p.count;
+  const long long runs = p.count / inner, slice = part % p.slices, run_step = p.blocks_per_result / p.slices;
   // The blocks of one run take its tiles (kUnroll vectors per thread) in turn, so that the blocks running at
   // one time read neighbouring memory; each block's share is fixed, so the result is deterministic.
-  const long long parts = p.blocks_per_result, count = p.count;
-
+  const long long parts = p.slices;
   V acc[kVector];
   for (int k = 0; k < kVector; ++k) acc[k] = Op::template identity<A>();
-  if (reinterpret_cast<unsigned long long>(run) % 16 == 0) {
-    struct alignas(16) Vector { In x[kVector]; };
-    const long long span = static_cast<long long>(blockDim.x) * kVector;  // one vector per thread
-    for (long long tile = part * kUnroll * span; tile < count; tile += parts * kUnroll * span) {
-      const long long i = tile + threadIdx.x * kVector;
-      if (tile + kUnroll * span <= count) {
-        Vector v[kUnroll];
+  for (long long r = part / p.slices; r < runs; r += run_step) {
+    const In* run = reinterpret_cast<const In*>(p.in + in_offset + walk_offset(outer, r));
+    const long long first = r * inner;  // the run's first element in the reduced index (argmax's answer)
+    if (reinterpret_cast<unsigned long long>(run) % 16 == 0) {
+      struct alignas(16) Vector { In x[kVector]; };
+      const long long span = static_cast<long long>(blockDim.x) * kVector;  // one vector per thread
+      for (long long tile = slice * kUnroll * span; tile < inner; tile += parts * kUnroll * span) {
+        const long long i = tile + threadIdx.x * kVector;
+        if (tile + kUnroll * span <= inner) {
+          Vector v[kUnroll];
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) v[u] = *reinterpret_cast<const Vector*>(run + i + u * span);
+          for (int u = 0; u < kUnroll; ++u) v[u] = *reinterpret_cast<const Vector*>(run + i + u * span);
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
+          for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
-          for (int k = 0; k < kVector; ++k)
-            acc[k] = Op::combine(acc[k], element<Op, A, kElem>(v[u].x[k], i + u * span + k, mean));
-      } else {  // the run's last tile
-        for (int u = 0; u < kUnroll; ++u)
-          for (int k = 0; k < kVector; ++k) {
-            const long long j = i + u * span + k;
-            if (j < count) acc[k] = Op::combine(acc[k], element<Op, A, kElem>(run[j], j, mean));
-          }
+            for (int k = 0; k < kVector; ++k)
+              acc[k] = Op::combine(acc[k], element<Op, A, kElem>(v[u].x[k], first + i + u * span + k, mean));
+        } else {  // the run's last tile
+          for (int u = 0; u < kUnroll; ++u)
+            for (int k = 0; k < kVector; ++k) {
+              const long long j = i + u * span + k;
+              if (j < inner) acc[k] = Op::combine(acc[k], element<Op, A, kElem>(run[j], first + j, mean));
+            }
+        }
       }
+    } else {
+      for (long long j = slice * blockDim.x + threadIdx.x; j < inner; j += parts * blockDim.x)
+        acc[0] = Op::combine(acc[0], element<Op, A, kElem>(run[j], first + j, mean));
     }
-  } else {
-    for (long long j = part * blockDim.x + threadIdx.x; j < count; j += parts * blockDim.x)
-      acc[0] = Op::combine(acc[0], element<Op, A, kElem>(run[j], j, mean));
   }
   V v = acc[0];
   for (int k = 1; k < kVector; ++k) v = Op::combine(v, acc[k]);
