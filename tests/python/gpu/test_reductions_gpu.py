@@ -56,3 +56,22 @@ def test_cpu_and_gpu_arrays_do_not_mix():
         cpu_out = jiasu.zeros((), dtype=np.float32)
     with pytest.raises(jiasu.InvalidArrayError):
         jiasu.sum(gpu, out=cpu_out)
+
+
+@pytest.mark.parametrize("shape,axes", [((16, 64, 112, 112), (0, 2, 3)), ((3, 5, 70000), (0, 2)),
+                                        ((1000, 3, 7), (0, 2)), ((2, 3, 1 << 20), (0, 2))])
+@pytest.mark.parametrize("op", ["sum", "max", "mean", "var"])
+def test_several_runs_per_result(shape, axes, op):
+    # The innermost reduced axis is contiguous but others lie between: each result reduces several runs.
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    got = getattr(jiasu, op)(jiasu.asarray(x), axis=axes).get()
+    expected = getattr(np, op)(x.astype(np.float64), axis=axes)
+    count = x.size // got.size
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-3 * np.sqrt(count) if op == "sum" else 1e-4)
+
+
+def test_argmax_of_a_view_whose_rows_are_runs():
+    x = np.random.default_rng(6).standard_normal((300, 1000)).astype(np.float32)
+    view = jiasu.asarray(x)[:, 3:900]  # a full reduction over 300 runs of 897 elements
+    assert jiasu.argmax(view).get() == np.argmax(x[:, 3:900])
+    np.testing.assert_allclose(jiasu.sum(view).get(), x[:, 3:900].astype(np.float64).sum(), rtol=1e-5)
