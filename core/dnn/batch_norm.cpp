@@ -1,11 +1,16 @@
-// Batch normalisation and its gradients, composed of engine calls: per-channel statistics are reductions over
-// every axis but 1, and the normalisation one broadcast elementwise pass per term. float16 and bfloat16 are
-// computed in float32 and rounded back; the statistics are float32 (float64 for float64), as PyTorch's.
+// Batch normalisation and its gradients. On a GPU, fused kernels (dnn/batch_norm_cuda.hpp) for the layouts they
+// take; elsewhere, and where a cooperative launch is unavailable, a composition of engine calls: per-channel
+// statistics are reductions over every axis but 1, and the normalisation one broadcast elementwise pass per
+// term. float16 and bfloat16 are computed in float32 and rounded back; the statistics are float32 (float64 for
+// float64), as PyTorch's.
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "array/layout.hpp"
 #include "dnn/array_math.hpp"
+#include "dnn/batch_norm_cuda.hpp"
 #include "dnn/checks.hpp"
 #include "dnn/nn.hpp"
 #include "dnn/windows.hpp"
@@ -76,6 +81,7 @@ Array batch_norm_inference(const Array& x, const Array& running_mean, const Arra
   check_vector(&running_var, "running_var", x, function);
   check_vector(weight, "weight", x, function);
   check_vector(bias, "bias", x, function);
+  if (fused_batch_norm_applies(x)) return fused_batch_norm_inference(x, running_mean, running_var, weight, bias, eps);
   const Array invstd =
       apply(Ufunc::Divide, 1.0, apply(Ufunc::Sqrt, apply(Ufunc::Add, computed_in_float32(running_var), eps)));
   return normalised(x, running_mean, invstd, weight, bias);
@@ -93,6 +99,10 @@ BatchNormTraining batch_norm_training(const Array& x, const Array* weight, const
   if (count < 2 && (running_var || count < 1))
     throw BadValue(std::string("jiasu.nn.") + function + ": expected more than 1 value per channel when training, "
                    "got input of shape " + shape_string(x.shape()));
+  if (fused_batch_norm_applies(x))
+    if (std::optional<BatchNormTraining> fused =
+            fused_batch_norm_training(x, weight, bias, running_mean, running_var, momentum, eps))
+      return std::move(*fused);
   const Array in = computed_in_float32(x);
   const std::vector<int64_t> axes = statistics_axes(x);
   const Array mean = math::reduce(ReduceOp::Mean, in, axes, false);
@@ -115,6 +125,10 @@ BatchNormGradients batch_norm_backward(const Array& grad_y, const Array& x, cons
   check_vector(weight, "weight", x, function);
   check_vector(&saved_mean, "saved_mean", x, function);
   check_vector(&saved_invstd, "saved_invstd", x, function);
+  if (fused_batch_norm_backward_applies(grad_y, x))
+    if (std::optional<BatchNormGradients> fused =
+            fused_batch_norm_backward(grad_y, x, weight, saved_mean, saved_invstd))
+      return std::move(*fused);
   const std::vector<int64_t> axes = statistics_axes(x);
   const double count = double(x.size() / x.shape()[1]);
   const Array dy = computed_in_float32(grad_y), in = computed_in_float32(x);
