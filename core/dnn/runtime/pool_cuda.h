@@ -8,24 +8,11 @@
 //   avg: the window's sum over kh * kw, or over its elements inside the input without count_include_pad.
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+#include "dnn/runtime/float_convert.h"
 #include "dnn/runtime/pool_params.h"
 
 namespace jiasu {
 namespace pool {
-
-template <typename A> __device__ __forceinline__ A to_acc(float v) { return v; }
-template <typename A> __device__ __forceinline__ A to_acc(double v) { return static_cast<A>(v); }
-template <typename A> __device__ __forceinline__ A to_acc(__half v) { return __half2float(v); }
-template <typename A> __device__ __forceinline__ A to_acc(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-template <typename T> __device__ __forceinline__ T from_acc(float v);
-template <> __device__ __forceinline__ float from_acc<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half from_acc<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_acc<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-template <typename T> __device__ __forceinline__ T from_acc(double v) { return v; }
 
 // Position i of a (N, C, H, W) walk: C fastest when channels-last, else W fastest. I is the index type: int when
 // every index and offset fits (the host checks), as 64-bit division costs GPUs far more than the loads.

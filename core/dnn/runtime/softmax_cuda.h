@@ -9,24 +9,11 @@
 // y * (dy - sum(dy * y)), or dy - exp(y) * sum(dy) for log_softmax.
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+#include "dnn/runtime/float_convert.h"
 #include "dnn/runtime/softmax_params.h"
 
 namespace jiasu {
 namespace softmax {
-
-template <typename A> __device__ __forceinline__ A to_acc(float v) { return v; }
-template <typename A> __device__ __forceinline__ A to_acc(double v) { return static_cast<A>(v); }
-template <typename A> __device__ __forceinline__ A to_acc(__half v) { return __half2float(v); }
-template <typename A> __device__ __forceinline__ A to_acc(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-template <typename T> __device__ __forceinline__ T from_acc(float v);
-template <> __device__ __forceinline__ float from_acc<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half from_acc<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_acc<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-template <typename T> __device__ __forceinline__ T from_acc(double v) { return v; }
 
 template <typename A> __device__ __forceinline__ A minus_infinity();
 template <> __device__ __forceinline__ float minus_infinity<float>() { return __int_as_float(0xff800000); }
