@@ -110,6 +110,8 @@ reduce::KernelParams params_of(const ReduceLaunch& launch) {
   p.count = plan.reduced_count;
   p.blocks_per_result = 1;
   p.slices = 1;
+  p.run_length = plan.reduced.empty() ? plan.reduced_count : plan.reduced.back().size;
+  p.runs = p.run_length ? plan.reduced_count / p.run_length : 0;
   p.chunk = plan.reduced_count;
   p.divisor = 1.0;
   return p;
@@ -154,7 +156,9 @@ int columns_vector(const ReduceLaunch& launch) {
 void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_dtype, int finish, int elem,
                  int device) {
   const ReducePlan& plan = *launch.plan;
-  const KernelKind kind = plan.kind == ReduceCase::Rows      ? KernelKind::Rows
+  const bool rows = plan.kind == ReduceCase::Rows;
+  const KernelKind kind = rows && plan.reduced.size() > 1     ? KernelKind::Runs
+                          : rows                              ? KernelKind::Rows
                           : plan.kind == ReduceCase::Columns ? KernelKind::Columns
                                                              : KernelKind::Strided;
   const int columns = kind == KernelKind::Columns ? columns_vector(launch) : 1;
@@ -164,19 +168,19 @@ void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_d
     return;
   }
   // Rows: a group is one result's run; Columns: a tile of `width` neighbouring results.
-  const int64_t width = kind == KernelKind::Rows ? 1 : 32 * columns;
-  const int64_t groups = kind == KernelKind::Rows
+  const int64_t width = rows ? 1 : 32 * columns;
+  const int64_t groups = rows
                              ? plan.kept_count
                              : plan.kept_count / plan.kept.back().size * ((plan.kept.back().size + width - 1) / width);
   const int64_t vector = 16 / static_cast<int64_t>(itemsize(launch.in_dtype));  // Rows: elements per load
-  const int64_t min_chunk = kind == KernelKind::Rows ? 16 * kBlock * vector : 64;
+  const int64_t min_chunk = rows ? 16 * kBlock * vector : 64;
   int64_t resident = 1;  // only asked for when the elements are enough to split
   if (plan.reduced_count >= 2 * min_chunk)
     resident = int64_t(kernel_for(key, device).max_active_blocks_per_multiprocessor(kBlock, 0)) *
                device_properties(device).multiprocessor_count;
   // Rows: blocks_per_result only (the blocks of a run take its tiles in turn); Columns: rows per block too.
-  split(groups, plan.reduced_count, min_chunk, kind == KernelKind::Rows ? vector : 1, resident, p);
-  if (kind == KernelKind::Rows) {
+  split(groups, plan.reduced_count, min_chunk, rows ? vector : 1, resident, p);
+  if (kind == KernelKind::Runs) {
     // Several runs per result: the blocks split into groups that take every few runs, each group's blocks
     // sharing a run only when it is long enough to split.
     const int64_t inner = plan.reduced.back().size, runs = plan.reduced_count / inner;
@@ -204,6 +208,7 @@ void reduce_pass(const ReduceLaunch& launch, reduce::KernelParams p, DType out_d
 const char* kernel_function(KernelKind kind) {
   switch (kind) {
     case KernelKind::Rows: return "rows_kernel";
+    case KernelKind::Runs: return "runs_kernel";
     case KernelKind::Columns: return "columns_kernel";
     case KernelKind::Strided: return "strided_kernel";
     case KernelKind::Cumsum: return "cumsum_kernel";

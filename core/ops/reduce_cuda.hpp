@@ -8,7 +8,7 @@
 
 namespace jiasu::ops {
 
-enum class KernelKind { Rows, Columns, Strided, Cumsum };  // the kernels of ops/runtime/reduce_cuda.h
+enum class KernelKind { Rows, Runs, Columns, Strided, Cumsum };  // the kernels of ops/runtime/reduce_cuda.h
 
 // What one generated kernel is specialised for.
 struct ReduceKernelKey {

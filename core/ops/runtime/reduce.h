@@ -136,6 +136,8 @@ struct KernelParams {
                                // rows
   long long slices;            // Rows: blocks that share one run (taking its tiles in turn); a block takes every
                                // (blocks_per_result / slices)-th run
+  long long runs, run_length;  // Rows: each result's runs (the innermost reduced dimension, contiguous) and their
+                               // length
   long long chunk;             // Columns: reduced rows per block
   unsigned long long partials; // Rows with blocks_per_result > 1: one partial per block
   unsigned long long counters; // ... and one zeroed counter per result (left zeroed)

@@ -1,12 +1,14 @@
 // The CUDA kernels of jiasu's reductions, instantiated per (operation, types, case) by generated sources
 // (ops/reduce_cuda.cpp) and compiled by NVRTC; embedded in the core as reduce_cuda. The accumulator
 // operations are those of ops/runtime/reduce.h, which the CPU backend uses too.
-//   rows_kernel     Rows: the blocks of a run take its tiles in turn (and, for several runs per result, the
-//                   runs are dealt out to groups of blocks), with 16-byte loads, several
+//   rows_kernel     Rows with one run per result: the blocks of a run take its tiles in turn, with 16-byte
+//                   loads, several
 //                   accumulators per thread, then warp shuffles and shared memory. A run shared by several
 //                   blocks (a full reduction, or few long rows) is finished in the same launch by the last
 //                   of its blocks to arrive, which combines the blocks' partials in a fixed order
 //                   (deterministic).
+//   runs_kernel     Rows with several runs per result (an outer reduced dimension beside the contiguous one):
+//                   the same, the runs dealt out to groups of blocks.
 //   columns_kernel  Columns: a block per tile of 32 x kVector neighbouring results (a thread reads kVector
 //                   neighbouring elements of a row in one load, up to 16 bytes, where the host found them
 //                   aligned) times 8 groups of rows, 4 loads in flight per thread; a reduced dimension split
@@ -59,6 +61,16 @@ __device__ __forceinline__ long long walk_offset(const Walk& walk, long long lin
   return in_offset;
 }
 
+// The input byte offset of position `linear` of the walk's first `dims` dimensions.
+__device__ __forceinline__ long long outer_offset(const Walk& walk, int dims, long long linear) {
+  long long offset = 0;
+  for (int d = dims - 1; d >= 0; --d) {
+    offset += (linear % walk.size[d]) * walk.stride[d];
+    linear /= walk.size[d];
+  }
+  return offset;
+}
+
 template <typename A> __device__ __forceinline__ A shuffle_down(A v, int delta) {
   if constexpr (same_kind<A, bool>::value) return __shfl_down_sync(0xffffffffu, int(v), delta) != 0;
   else return __shfl_down_sync(0xffffffffu, v, delta);
@@ -106,8 +118,8 @@ template <typename Out, int kFinish, typename V> __device__ __forceinline__ void
   }
 }
 
-template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem>
-__device__ void rows_kernel(const KernelParams& p) {
+template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem, bool kRuns>
+__device__ void rows_walk(const KernelParams& p) {
   using V = Value<Op, A>;
   constexpr int kVector = 16 / sizeof(In) > 0 ? 16 / sizeof(In) : 1;
   constexpr int kUnroll = 4;  // vectors in flight per thread
@@ -115,17 +127,24 @@ __device__ void rows_kernel(const KernelParams& p) {
   long long out_offset;
   const long long in_offset = walk_offset(p.kept, result, &out_offset);
   const A mean = kElem == kSquaredDeviation ? reinterpret_cast<const A*>(p.means)[result] : A(0);
-  // The runs: the innermost reduced dimension (contiguous), at the positions of the outer reduced ones.
-  Walk outer = p.reduced;
-  const long long inner = outer.ndim > 0 ? outer.size[--outer.ndim] : p.count;
-  const long long runs = p.count / inner, slice = part % p.slices, run_step = p.blocks_per_result / p.slices;
+  // The runs: the innermost reduced dimension (contiguous), at the positions of the outer reduced ones. (No
+  // copy of the walk: a thread's copy of it, dynamically indexed, would live in local memory and cost every
+  // block more than its share of the reduction.)
+  // rows_kernel (one run per result) compiles without the runs' loop, and keeps its registers.
+  const int outer_dims = p.reduced.ndim > 0 ? p.reduced.ndim - 1 : 0;
+  const long long inner = kRuns ? p.run_length : p.count, runs = kRuns ? p.runs : 1;
+  // 32-bit: a grid has fewer than 2^31 blocks (64-bit divisions would cost registers, and so occupancy).
+  const unsigned slices = kRuns ? static_cast<unsigned>(p.slices) : 1, block_part = static_cast<unsigned>(part);
+  const long long slice = kRuns ? block_part % slices : part;
+  const long long run_step = kRuns ? static_cast<unsigned>(p.blocks_per_result) / slices : 1;
   // The blocks of one run take its tiles (kUnroll vectors per thread) in turn, so that the blocks running at
   // one time read neighbouring memory; each block's share is fixed, so the result is deterministic.
-  const long long parts = p.slices;
+  const long long parts = kRuns ? p.slices : p.blocks_per_result;
   V acc[kVector];
   for (int k = 0; k < kVector; ++k) acc[k] = Op::template identity<A>();
-  for (long long r = part / p.slices; r < runs; r += run_step) {
-    const In* run = reinterpret_cast<const In*>(p.in + in_offset + walk_offset(outer, r));
+  for (long long r = kRuns ? block_part / slices : 0; r < runs; r += run_step) {
+    const In* run =
+        reinterpret_cast<const In*>(p.in + in_offset + (kRuns && r ? outer_offset(p.reduced, outer_dims, r) : 0));
     const long long first = r * inner;  // the run's first element in the reduced index (argmax's answer)
     if (reinterpret_cast<unsigned long long>(run) % 16 == 0) {
       struct alignas(16) Vector { In x[kVector]; };
@@ -182,6 +201,16 @@ __device__ void rows_kernel(const KernelParams& p) {
     store<Out, kFinish>(out, total, p.divisor);
     *counter = 0;  // ready for the next launch
   }
+}
+
+template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem>
+__device__ void rows_kernel(const KernelParams& p) {
+  rows_walk<Op, In, A, Out, kFinish, kElem, false>(p);
+}
+
+template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem>
+__device__ void runs_kernel(const KernelParams& p) {
+  rows_walk<Op, In, A, Out, kFinish, kElem, true>(p);
 }
 
 template <typename Op, typename In, typename A, typename Out, int kFinish, int kElem, int kVector>
