@@ -51,35 +51,23 @@ __device__ __forceinline__ I offset(I n_i, I c_i, I h_i, I w_i, const I* stride)
 // The maximum of the window of output (oh_i, ow_i) in plane (the input at (n, c, 0, 0)) and its place (row,
 // column) in the input; -1 when every element is padding. KH x KW is the window when known at compile time (0:
 // kh x kw at run time): its loops then unroll and every load is issued before the first comparison waits.
-// Checked: the window may reach into the padding.
-template <bool Checked, int KH, int KW, typename T, typename A, typename I>
-__device__ __forceinline__ void scan_max(const Geometry<I>& g, const T* __restrict__ plane, I h0, I w0, A* best,
-                                         I* best_h, I* best_w) {
-  const I kh = KH ? I(KH) : g.kh, kw = KW ? I(KW) : g.kw;
-#pragma unroll
-  for (I r = 0; r < kh; ++r) {
-    const I ih = h0 + r;
-#pragma unroll
-    for (I s = 0; s < kw; ++s) {
-      const I iw = w0 + s;
-      if (Checked && (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w)) continue;
-      const A v = to_acc<A>(plane[ih * g.x_stride[2] + iw * g.x_stride[3]]);
-      if (*best_h < 0 || v > *best || v != v) *best = v, *best_h = ih, *best_w = iw;
-    }
-  }
-}
-
 template <int KH, int KW, typename T, typename A, typename I>
 __device__ __forceinline__ void window_max(const Geometry<I>& g, const T* __restrict__ plane, I oh_i, I ow_i, A* best,
                                            I* best_h, I* best_w) {
   *best_h = *best_w = -1;
   const I kh = KH ? I(KH) : g.kh, kw = KW ? I(KW) : g.kw;
   const I h0 = oh_i * g.sh - g.ph, w0 = ow_i * g.sw - g.pw;
-  // Most windows lie inside the input: they skip the bounds checks.
-  if (h0 >= 0 && w0 >= 0 && h0 + kh <= g.h && w0 + kw <= g.w)
-    scan_max<false, KH, KW>(g, plane, h0, w0, best, best_h, best_w);
-  else
-    scan_max<true, KH, KW>(g, plane, h0, w0, best, best_h, best_w);
+#pragma unroll
+  for (I r = 0; r < kh; ++r) {
+    const I ih = h0 + r;
+#pragma unroll
+    for (I s = 0; s < kw; ++s) {
+      const I iw = w0 + s;
+      if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) continue;
+      const A v = to_acc<A>(plane[ih * g.x_stride[2] + iw * g.x_stride[3]]);
+      if (*best_h < 0 || v > *best || v != v) *best = v, *best_h = ih, *best_w = iw;
+    }
+  }
 }
 
 template <typename A, typename I>
@@ -108,15 +96,13 @@ __device__ void forward(const Params& p) {
       A sum = 0;
       const I kh = KH ? I(KH) : g.kh, kw = KW ? I(KW) : g.kw;
       const I h0 = at[2] * g.sh - g.ph, w0 = at[3] * g.sw - g.pw;
-      const bool inside = h0 >= 0 && w0 >= 0 && h0 + kh <= g.h && w0 + kw <= g.w;
 #pragma unroll
       for (I r = 0; r < kh; ++r) {
         const I ih = h0 + r;
 #pragma unroll
         for (I s = 0; s < kw; ++s) {
           const I iw = w0 + s;
-          if (inside || (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w))
-            sum += to_acc<A>(plane[ih * g.x_stride[2] + iw * g.x_stride[3]]);
+          if (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w) sum += to_acc<A>(plane[ih * g.x_stride[2] + iw * g.x_stride[3]]);
         }
       }
       result = sum / divisor<A>(p, g, at[2], at[3]);
