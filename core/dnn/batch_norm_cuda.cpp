@@ -27,10 +27,6 @@ using batch_norm::kUnroll;
 // an H200) beside the output being written and the next group being read.
 constexpr int64_t kGroupBytes = int64_t(16) << 20;
 
-bool takes(DType d) {
-  return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 || d == DType::Float64;
-}
-
 batch_norm::Vector vector_of(const Array* v) {
   batch_norm::Vector out{};
   if (!v) return out;
@@ -136,7 +132,7 @@ std::string batch_norm_cuda_source(DType dtype, BatchNormPass pass, bool rows, b
 }
 
 bool fused_batch_norm_applies(const Array& x) {
-  return !x.on_host() && takes(x.dtype()) && x.ndim() >= 2 && x.size() > 0 && (x.c_contiguous() || channels_last(x));
+  return !x.on_host() && info(x.dtype()).kind == DTypeKind::Float && x.ndim() >= 2 && x.size() > 0 && (x.c_contiguous() || channels_last(x));
 }
 
 bool fused_batch_norm_backward_applies(const Array& grad_y, const Array& x) {

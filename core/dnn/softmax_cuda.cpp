@@ -16,10 +16,6 @@ namespace {
 constexpr unsigned kBlock = 256;
 constexpr int kMaxRegisters = 32;  // rows of up to 32 * 32 = 1024 elements stay in registers
 
-bool takes(DType d) {
-  return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 || d == DType::Float64;
-}
-
 // Registers per lane for rows of n elements: the smallest power of two with 32 * K >= n; 0 beyond 1024.
 int registers_for(int64_t n) {
   int k = 1;
@@ -62,7 +58,7 @@ std::string softmax_cuda_source(DType dtype, bool log, bool backward, int regist
 
 bool fused_softmax_applies(const Array& a, int64_t axis) {
   // Rows and their count must fit the kernels' int lengths and a grid's 2^31 - 1 blocks.
-  return !a.on_host() && takes(a.dtype()) && a.c_contiguous() && a.ndim() >= 1 && axis == a.ndim() - 1 &&
+  return !a.on_host() && info(a.dtype()).kind == DTypeKind::Float && a.c_contiguous() && a.ndim() >= 1 && axis == a.ndim() - 1 &&
          a.size() > 0 && a.shape()[axis] < (int64_t(1) << 31) && a.size() / a.shape()[axis] < (int64_t(1) << 31) / 8;
 }
 
