@@ -30,29 +30,34 @@ long long last_offset(const long long* extent, const long long* stride) {
   return last;
 }
 
-void launch(const pool::Params& p, DType dtype, bool max, bool backward, bool channels_last, long long work,
-            int device) {
+void launch(const pool::Params& p, DType dtype, bool max, bool backward, bool channels_last, int device) {
   activate(device);
-  const long long blocks = std::min<long long>((work + kBlock - 1) / kBlock, 65535LL * 64);  // grid-stride beyond
-  // int indices when every index, offset and the grid-stride walk stay below 2^31.
+  // forward: a thread per (n, c, output column) and pool::kBand output rows (blockIdx.y, band-stride beyond
+  // 65535 bands); backward: a thread per input element (grid-stride beyond 65535 * 64 blocks).
+  const long long band = pool::kBand, threads = backward ? p.n * p.c * p.h * p.w : p.n * p.c * p.ow;
+  const long long blocks = std::min<long long>((threads + kBlock - 1) / kBlock, backward ? 65535LL * 64 : 1LL << 30);
+  const long long bands = backward ? 1 : std::min<long long>((p.oh + band - 1) / band, 65535);
+  // int indices when every index, offset and the grid walk stay below 2^31.
   const long long in[4] = {p.n, p.c, p.h, p.w}, out[4] = {p.n, p.c, p.oh, p.ow};
-  const long long limit = (1LL << 31) - 1 - blocks * kBlock;
-  const bool wide = work > limit || last_offset(in, p.x_stride) > limit ||
+  const long long limit = (1LL << 31) - 1 - blocks * kBlock - bands * band;
+  const bool wide = threads > limit || p.n * p.c * p.oh * p.ow > limit || last_offset(in, p.x_stride) > limit ||
                     last_offset(out, backward ? p.dy_stride : p.y_stride) > limit ||
                     (backward && last_offset(in, p.dx_stride) > limit);
-  // Windows of up to kUnrolledWindow rows and columns are compiled in (their loops unroll).
-  const int kh = p.kh <= kUnrolledWindow ? p.kh : 0, kw = p.kw <= kUnrolledWindow ? p.kw : 0;
+  // Windows of up to kUnrolledWindow rows and columns (and, forward, row strides) are compiled in.
+  const auto compiled = [](int v) { return v <= kUnrolledWindow ? v : 0; };
+  const int kh = compiled(p.kh), kw = compiled(p.kw), sh = backward ? 0 : compiled(p.sh);
   const uint64_t key = (static_cast<uint64_t>(dtype) << 4 | uint64_t(wide) << 3 | uint64_t(max) << 2 |
-                        uint64_t(backward) << 1 | uint64_t(channels_last)) << 8 | uint64_t(kh) << 4 | uint64_t(kw);
+                        uint64_t(backward) << 1 | uint64_t(channels_last)) << 12 |
+                       uint64_t(kh) << 8 | uint64_t(kw) << 4 | uint64_t(sh);
   Kernel& kernel = ops::kernel_cache().get(key, device, "jiasu_pool", [&] {
-    return pool_cuda_source(dtype, max, backward, channels_last, wide, kh, kw);
+    return pool_cuda_source(dtype, max, backward, channels_last, wide, kh, kw, sh);
   });
   LaunchArgs args;
   args.begin(kernel.param_layout());
   args.add(&p, sizeof(p), alignof(pool::Params), "pooling parameters");
   args.finish();
-  kernel.launch(Dim3{static_cast<unsigned>(std::max<long long>(blocks, 1)), 1, 1}, Dim3{kBlock, 1, 1}, args, 0,
-                nullptr);
+  kernel.launch(Dim3{static_cast<unsigned>(std::max<long long>(blocks, 1)), static_cast<unsigned>(bands), 1},
+                Dim3{kBlock, 1, 1}, args, 0, nullptr);
 }
 
 pool::Params params_of(const Array& x, const PoolParams& pp, int64_t oh, int64_t ow) {
@@ -70,20 +75,20 @@ pool::Params params_of(const Array& x, const PoolParams& pp, int64_t oh, int64_t
 
 }  // namespace
 
-std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last, bool wide, int kh, int kw) {
+std::string pool_cuda_source(DType dtype, bool max, bool backward, bool channels_last, bool wide, int kh, int kw,
+                             int sh) {
   std::string source(embedded::pool_cuda, embedded::pool_cuda_size);
   const std::string t = info(dtype).c_type, a = dtype == DType::Float64 ? "double" : "float";
   source += "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kBlock) +
             ") jiasu_pool(const jiasu::pool::Params params) {\n  jiasu::pool::" + (backward ? "backward" : "forward") +
             "<" + t + ", " + a + ", " + (max ? "true" : "false") + ", " + (channels_last ? "true" : "false") +
-            (wide ? ", long long" : ", int") + ", " + std::to_string(kh) + ", " + std::to_string(kw) + ">(params);\n}\n";
+            (wide ? ", long long" : ", int") + ", " + std::to_string(kh) + ", " + std::to_string(kw) +
+            (backward ? "" : ", " + std::to_string(sh)) + ">(params);\n}\n";
   return source;
 }
 
 bool fused_pool_applies(const Array& a) {
-  const DType d = a.dtype();
-  const bool floating = d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 || d == DType::Float64;
-  return !a.on_host() && floating && a.ndim() == 4 && a.size() > 0 && (a.c_contiguous() || channels_last(a)) &&
+  return !a.on_host() && info(a.dtype()).kind == DTypeKind::Float && a.ndim() == 4 && a.size() > 0 && (a.c_contiguous() || channels_last(a)) &&
          std::max(a.shape()[2], a.shape()[3]) < (int64_t(1) << 31);
 }
 
@@ -93,7 +98,7 @@ Array fused_pool(const Array& x, const PoolParams& pp, bool max, int64_t oh, int
   p.y = y.data();
   strides_of(y, p.y_stride);
   const auto held = x.memory()->hold();
-  launch(p, x.dtype(), max, false, channels_last(x), y.size(), x.device());
+  launch(p, x.dtype(), max, false, channels_last(x), x.device());
   return y;
 }
 
@@ -105,7 +110,7 @@ Array fused_pool_backward(const Array& dy, const Array& x, const PoolParams& pp,
   strides_of(dy, p.dy_stride);
   strides_of(dx, p.dx_stride);
   const auto held_x = x.memory()->hold(), held_dy = dy.memory()->hold();
-  launch(p, x.dtype(), max, true, channels_last(x), dx.size(), x.device());
+  launch(p, x.dtype(), max, true, channels_last(x), x.device());
   return dx;
 }
 

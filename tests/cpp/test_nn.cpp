@@ -123,7 +123,7 @@ TEST(Nn, SoftmaxKernelsCompileUnderNvrtc) {
 
 
 // NVRTC compiles every pooling kernel (no GPU needed): each dtype, max and average, both passes, both layouts,
-// 64-bit indices (with float16) and int, windows compiled in (channels-last) and known at run time.
+// 64-bit indices (with float16) and int, windows and row strides compiled in (channels-last) and known at run time.
 TEST(Nn, PoolingKernelsCompileUnderNvrtc) {
   if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
   for (DType dtype : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64})
@@ -132,7 +132,7 @@ TEST(Nn, PoolingKernelsCompileUnderNvrtc) {
         for (bool channels_last : {false, true}) {
           CudaCompileRequest request;
           request.source = dnn::pool_cuda_source(dtype, max, backward, channels_last, dtype == DType::Float16,
-                                                 channels_last ? 3 : 0, channels_last ? 2 : 0);
+                                                 channels_last ? 3 : 0, channels_last ? 2 : 0, channels_last ? 2 : 0);
           request.kind = CodeKind::Ptx;
           try {
             EXPECT_NE(compile_cuda(request, nullptr).image.find(".entry jiasu_pool"), std::string::npos);

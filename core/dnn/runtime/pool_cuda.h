@@ -1,8 +1,13 @@
 // The GPU kernels of jiasu.nn's 2-D pooling, instantiated per (dtype, max or average, pass, layout) by generated
-// sources (dnn/pooling_cuda.cpp) and compiled by NVRTC; embedded in the core as pool_cuda. A thread per output
-// (forward) or per input element (backward, gathering from the windows that hold it, so that no two threads
-// write one element and no atomics are needed). Channels-last arrays walk C fastest, so that neighbouring
-// threads read neighbouring memory. Arithmetic in float (double for double).
+// sources (dnn/pooling_cuda.cpp) and compiled by NVRTC; embedded in the core as pool_cuda. Arithmetic in float
+// (double for double).
+//   forward: a thread per output column of one plane and a band of kBand output rows, walking down the band: each
+//            input row's part of the window (its kw columns) is reduced once and kept while windows share the row
+//            (kh - sh rows of consecutive windows), so a 3x3 stride-2 window costs 6 loads, not 9, and no index
+//            division per output. Channels-last arrays have C fastest across threads, so that neighbouring
+//            threads read neighbouring memory.
+//   backward: a thread per input element, gathering from the windows that hold it, so that no two threads write
+//            one element and no atomics are needed.
 //   max: the window's first maximum in row-major order (a nan wins, the last one, as in PyTorch); its gradient
 //        goes there;
 //   avg: the window's sum over kh * kw, or over its elements inside the input without count_include_pad.
@@ -78,36 +83,79 @@ __device__ __forceinline__ A divisor(const Params& p, const Geometry<I>& g, I oh
   return A(rows * cols);
 }
 
-template <typename T, typename A, bool Max, bool ChannelsLast, typename I, int KH, int KW>
+template <typename A> __device__ __forceinline__ A lowest();
+template <> __device__ __forceinline__ float lowest<float>() { return __int_as_float(0xff800000); }
+template <> __device__ __forceinline__ double lowest<double>() { return __longlong_as_double(0xfff0000000000000LL); }
+
+// Max keeps the first of equal values and takes a nan: v > acc || v != v (row-major order is kept, as rows are
+// combined top to bottom).
+template <bool Max, typename A>
+__device__ __forceinline__ A combine(A acc, A v) {
+  return Max ? ((v > acc || v != v) ? v : acc) : acc + v;
+}
+
+// KH x KW is the window, SH its row stride, when known at compile time (0: at run time). With KH and SH known,
+// the last KH row parts live in registers (their shifts unroll); otherwise each output reduces its kh rows.
+template <typename T, typename A, bool Max, bool ChannelsLast, typename I, int KH, int KW, int SH>
 __device__ void forward(const Params& p) {
   const Geometry<I> g(p);
   const T* __restrict__ x = reinterpret_cast<const T*>(p.x);
   T* __restrict__ y = reinterpret_cast<T*>(p.y);
-  const I total = g.n * g.c * g.oh * g.ow;
-  for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += static_cast<I>(gridDim.x) * blockDim.x) {
-    I at[4];
-    position<ChannelsLast>(i, g.c, g.oh, g.ow, at);
-    const T* plane = x + at[0] * g.x_stride[0] + at[1] * g.x_stride[1];
-    A result;
-    if (Max) {
-      I bh, bw;
-      window_max<KH, KW, T, A>(g, plane, at[2], at[3], &result, &bh, &bw);
-    } else {
-      A sum = 0;
-      const I kh = KH ? I(KH) : g.kh, kw = KW ? I(KW) : g.kw;
-      const I h0 = at[2] * g.sh - g.ph, w0 = at[3] * g.sw - g.pw;
+  const I t = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= g.n * g.c * g.ow) return;
+  I n_i, c_i, ow_i;
+  if (ChannelsLast) {
+    c_i = t % g.c;
+    const I rest = t / g.c;
+    ow_i = rest % g.ow, n_i = rest / g.ow;
+  } else {
+    ow_i = t % g.ow;
+    const I rest = t / g.ow;
+    c_i = rest % g.c, n_i = rest / g.c;
+  }
+  const T* plane = x + n_i * g.x_stride[0] + c_i * g.x_stride[1];
+  T* column = y + n_i * g.y_stride[0] + c_i * g.y_stride[1] + ow_i * g.y_stride[3];
+  const I kh = KH ? I(KH) : g.kh, kw = KW ? I(KW) : g.kw, sh = SH ? I(SH) : g.sh;
+  const I w0 = ow_i * g.sw - g.pw;
+  const auto row_part = [&](I ih) -> A {
+    A acc = Max ? lowest<A>() : A(0);
+    if (ih < 0 || ih >= g.h) return acc;
+    const T* row = plane + ih * g.x_stride[2];
 #pragma unroll
-      for (I r = 0; r < kh; ++r) {
-        const I ih = h0 + r;
-#pragma unroll
-        for (I s = 0; s < kw; ++s) {
-          const I iw = w0 + s;
-          if (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w) sum += to_acc<A>(plane[ih * g.x_stride[2] + iw * g.x_stride[3]]);
-        }
-      }
-      result = sum / divisor<A>(p, g, at[2], at[3]);
+    for (I s = 0; s < kw; ++s) {
+      const I iw = w0 + s;
+      if (iw >= 0 && iw < g.w) acc = combine<Max>(acc, to_acc<A>(row[iw * g.x_stride[3]]));
     }
-    y[offset(at[0], at[1], at[2], at[3], g.y_stride)] = from_acc<T>(result);
+    return acc;
+  };
+  const auto store = [&](I oh_i, A acc) {
+    if (!Max) acc /= divisor<A>(p, g, oh_i, ow_i);
+    column[oh_i * g.y_stride[2]] = from_acc<T>(acc);
+  };
+  for (I first = static_cast<I>(blockIdx.y) * kBand; first < g.oh; first += static_cast<I>(gridDim.y) * kBand) {
+    const I last = min(g.oh, first + kBand);
+    if constexpr (KH > 0 && SH > 0) {
+      A part[KH];
+#pragma unroll
+      for (int r = 0; r < KH; ++r) part[r] = row_part(first * sh - g.ph + r);
+#pragma unroll 4
+      for (I oh_i = first; oh_i < last; ++oh_i) {
+        if (oh_i > first) {
+#pragma unroll
+          for (int r = 0; r < KH; ++r) part[r] = r + SH < KH ? part[r + SH] : row_part(oh_i * sh - g.ph + r);
+        }
+        A acc = part[0];
+#pragma unroll
+        for (int r = 1; r < KH; ++r) acc = combine<Max>(acc, part[r]);
+        store(oh_i, acc);
+      }
+    } else {
+      for (I oh_i = first; oh_i < last; ++oh_i) {
+        A acc = row_part(oh_i * sh - g.ph);
+        for (I r = 1; r < kh; ++r) acc = combine<Max>(acc, row_part(oh_i * sh - g.ph + r));
+        store(oh_i, acc);
+      }
+    }
   }
 }
 

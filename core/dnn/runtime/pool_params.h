@@ -4,6 +4,9 @@
 namespace jiasu {
 namespace pool {
 
+// The forward kernel's output rows per thread (a band, walked down): enough to reuse rows, few enough to fill a GPU.
+constexpr int kBand = 8;
+
 struct Params {
   unsigned long long x, y, dy, dx;  // forward: x -> y; backward: dy (and x, for max) -> dx
   long long n, c, h, w, oh, ow;
