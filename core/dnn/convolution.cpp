@@ -1,6 +1,7 @@
-// conv2d and its gradients: on a GPU through cuDNN (dnn/convolution_cudnn.hpp) where it runs the problem; else
-// (the CPU backend, float64, problems cuDNN declines) as matrix products over an im2col matrix (cuBLASLt's on a
-// GPU, NumPy's BLAS on the CPU backend): the input, zero-padded, is viewed without a copy as (N, G, C/G, R, S, OH, OW) through its
+// conv2d and its gradients: on a GPU, 1x1 passes as one matrix product (dnn/convolution_pointwise.hpp) and the
+// others through cuDNN (dnn/convolution_cudnn.hpp) where it runs the problem; else (the CPU backend, float64,
+// problems cuDNN declines) as matrix products over an im2col matrix (cuBLASLt's on a GPU, NumPy's BLAS on the
+// CPU backend): the input, zero-padded, is viewed without a copy as (N, G, C/G, R, S, OH, OW) through its
 // strides, copied into columns (N, G, C/G*R*S, OH*OW), and multiplied by the weight (G, K/G, C/G*R*S).
 // The input gradient scatters the columns' gradient back, one strided add per kernel position.
 // float16 and bfloat16 are computed in float32 and rounded back.
@@ -12,6 +13,7 @@
 #include "dnn/array_math.hpp"
 #include "dnn/checks.hpp"
 #include "dnn/convolution_cudnn.hpp"
+#include "dnn/convolution_pointwise.hpp"
 #include "dnn/nn.hpp"
 #include "dnn/windows.hpp"
 #include "ops/join.hpp"
@@ -103,7 +105,8 @@ Array conv2d(const Array& x, const Array& weight, const Array* bias, const ConvP
   require_vector(bias, x, weight.shape()[0], "conv2d");
   if (!x.on_host()) {
     const Array y = empty_in_layout_of({g.n, weight.shape()[0], g.oh, g.ow}, x.dtype(), x);
-    if (cudnn_convolution(cudnn::Pass::Forward, x, weight, y, p)) {
+    if (pointwise_convolution(cudnn::Pass::Forward, x, weight, y, p) ||
+        cudnn_convolution(cudnn::Pass::Forward, x, weight, y, p)) {
       if (bias) add_bias(y, *bias);
       return y;
     }
@@ -166,11 +169,15 @@ ConvGradients conv2d_backward(const Array& grad_y, const Array& x, const Array& 
   if (!x.on_host()) {
     if (need_weight) {
       const Array dw = empty_in_layout_of(weight.shape(), weight.dtype(), weight);
-      if (cudnn_convolution(cudnn::Pass::WeightGradient, x, dw, grad_y, p)) out.weight = dw;
+      if (pointwise_convolution(cudnn::Pass::WeightGradient, x, dw, grad_y, p) ||
+          cudnn_convolution(cudnn::Pass::WeightGradient, x, dw, grad_y, p))
+        out.weight = dw;
     }
     if (need_x) {
       const Array dx = empty_in_layout_of(x.shape(), x.dtype(), x);
-      if (cudnn_convolution(cudnn::Pass::DataGradient, dx, weight, grad_y, p)) out.x = dx;
+      if (pointwise_convolution(cudnn::Pass::DataGradient, dx, weight, grad_y, p) ||
+          cudnn_convolution(cudnn::Pass::DataGradient, dx, weight, grad_y, p))
+        out.x = dx;
     }
   }
   if ((need_weight && !out.weight) || (need_x && !out.x)) {

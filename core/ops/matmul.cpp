@@ -262,14 +262,14 @@ Product prepare_matmul(const Array& a, const Array& b, const Array* out) {
   check_devices(a, b, out, "matmul");
   const MatmulShapes shapes = matmul_shapes(a.shape(), b.shape());
   const DType dtype = product_dtype(a.dtype(), b.dtype(), "matmul");
-  return Product{a, b, result_array(a, shapes.result, dtype, out, "matmul"), false};
+  return Product{a, b, result_array(a, shapes.result, dtype, out, "matmul"), false, matmul_allows_tf32()};
 }
 
 Product prepare_dot(const Array& a, const Array& b, const Array* out) {
   check_devices(a, b, out, "dot");
   const Shape shape = dot_shape(a.shape(), b.shape());
   const DType dtype = product_dtype(a.dtype(), b.dtype(), "dot");
-  return Product{a, b, result_array(a, shape, dtype, out, "dot"), true};
+  return Product{a, b, result_array(a, shape, dtype, out, "dot"), true, matmul_allows_tf32()};
 }
 
 namespace {

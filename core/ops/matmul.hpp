@@ -73,7 +73,8 @@ Layout matrix_operand_layout(const Layout& layout, const Shape& batch, bool vect
 // result's shape and dtype).
 struct Product {
   Array a, b, result;
-  bool dot = false;  // np.dot's rule for N-D operands, not matmul's
+  bool dot = false;         // np.dot's rule for N-D operands, not matmul's
+  bool allow_tf32 = false;  // float32 on TF32 tensor cores: matmul_allows_tf32() when prepared
 };
 Product prepare_matmul(const Array& a, const Array& b, const Array* out);
 Product prepare_dot(const Array& a, const Array& b, const Array* out);

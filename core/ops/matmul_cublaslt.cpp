@@ -24,7 +24,7 @@ constexpr size_t kWorkspaceBytes = size_t(32) << 20;  // what cuBLAS advises for
 
 }  // namespace
 
-GemmTypes gemm_types(DType dtype, const char* op) {
+GemmTypes gemm_types(DType dtype, bool tf32, const char* op) {
   GemmTypes t;
   auto set_one = [&](auto value) { std::memcpy(t.one.data(), &value, sizeof(value)); };
   switch (dtype) {
@@ -34,7 +34,7 @@ GemmTypes gemm_types(DType dtype, const char* op) {
       set_one(1.0f);
       break;
     case DType::Float32:
-      t = {kR32F, matmul_allows_tf32() ? kCompute32FFastTF32 : kCompute32F, kR32F};
+      t = {kR32F, tf32 ? kCompute32FFastTF32 : kCompute32F, kR32F};
       set_one(1.0f);
       break;
     case DType::Float64:
@@ -214,9 +214,9 @@ bool overlap(const Array& x, const Array& y) {
 }
 
 // out (batch..., M, N) = a (batch..., M, K) @ b (batch..., K, N), every layout of the full batch.
-void gemm(const Array& a, const Array& b, const Array& out, const char* op) {
+void gemm(const Array& a, const Array& b, const Array& out, bool tf32, const char* op) {
   const int device = out.device();
-  const GemmTypes types = gemm_types(out.dtype(), op);
+  const GemmTypes types = gemm_types(out.dtype(), tf32, op);
   const GemmPlan plan = plan_gemm(a.layout(), b.layout(), out.layout());
   const std::array<uint32_t, 3> alignments = {alignment_of(b.data(), plan.b_outer_strides),
                                               alignment_of(a.data(), plan.a_outer_strides),
@@ -256,14 +256,15 @@ void copy_into(const Array& result, const Array& temporary) {
 // The product into `result` (seen as the matrices `result_matrices`, the same elements in the same order),
 // through a C-contiguous temporary when cuBLASLt cannot write `result` in place or it shares memory with an
 // operand.
-void gemm_into(const Array& a, const Array& b, const Array& result, const Layout& result_matrices, const char* op) {
+void gemm_into(const Array& a, const Array& b, const Array& result, const Layout& result_matrices, bool tf32,
+               const char* op) {
   const GemmPlan plan = plan_gemm(a.layout(), b.layout(), result_matrices);
   if (!plan.use_temporary_out && !overlap(result, a) && !overlap(result, b)) {
-    gemm(a, b, result.view(result_matrices), op);
+    gemm(a, b, result.view(result_matrices), tf32, op);
     return;
   }
   Array temporary = Array::empty(result_matrices.shape, result.dtype(), result.device());
-  gemm(a, b, temporary, op);
+  gemm(a, b, temporary, tf32, op);
   copy_into(result, temporary);
 }
 
@@ -277,7 +278,7 @@ void require_one_dtype(const Product& p, const char* op) {
 
 void run_on_gpu(const Product& p) {
   const char* op = p.dot ? "dot" : "matmul";
-  gemm_types(p.result.dtype(), op);  // the dtype check comes before any other work
+  gemm_types(p.result.dtype(), p.allow_tf32, op);  // the dtype check comes before any other work
   require_one_dtype(p, op);
   const auto holds = std::make_tuple(p.a.memory()->hold(), p.b.memory()->hold(), p.result.memory()->hold());
   if (p.result.size() == 0) return;
@@ -307,7 +308,7 @@ void run_on_gpu(const Product& p) {
       out.shape.push_back(1);
       out.strides.push_back(0);
     }
-    gemm_into(a, b, p.result, out, op);
+    gemm_into(a, b, p.result, out, p.allow_tf32, op);
     return;
   }
   // np.dot of a (P..., K) with b (B..., K, N): a as one (P, K) matrix, broadcast over b's batch B; a
@@ -329,7 +330,7 @@ void run_on_gpu(const Product& p) {
   out.strides.push_back(r.strides[p_dims - 1]);
   out.shape.push_back(shapes.n);
   out.strides.push_back(r.strides.back());
-  gemm(a, b, target.view(out), op);
+  gemm(a, b, target.view(out), p.allow_tf32, op);
   if (!in_place) copy_into(p.result, target);
 }
 

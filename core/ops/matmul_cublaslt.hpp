@@ -12,14 +12,14 @@
 namespace jiasu::ops {
 
 // cuBLASLt's data, compute and scale types for a product of one dtype, and alpha = 1, beta = 0 in the scale
-// type. Float16 and bfloat16 accumulate in float32; float32 uses TF32 only when matmul_allows_tf32().
+// type. Float16 and bfloat16 accumulate in float32; float32 uses TF32 only when `tf32`.
 struct GemmTypes {
   int data = 0, compute = 0, scale = 0;
   // Aligned as cuDoubleComplex: the library reads alpha and beta with loads of their type's alignment.
   alignas(16) std::array<unsigned char, 16> one{}, zero{};
 };
 // Throws BadArgument naming `op` and the dtype for types cuBLASLt has no product for.
-GemmTypes gemm_types(DType dtype, const char* op);
+GemmTypes gemm_types(DType dtype, bool tf32, const char* op);
 
 // The matmul descriptor, the three matrix layouts (cuBLASLt's A, B, and C = D) and the heuristic's preference
 // of one plan; destroyed with it.

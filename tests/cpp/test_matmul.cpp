@@ -239,11 +239,11 @@ TEST(CublasLtDescriptors, AcceptedByTheLibrary) {
                                        {4}, false, false);
       GemmPlan plan = plan_gemm(a, b, contiguous_layout({4, 2, 5}, itemsize(dtype)));
       ASSERT_EQ(plan.batch_count, 4);
-      EXPECT_NO_THROW(make_gemm_descriptors(gemm_types(dtype, "matmul"), plan, {16, 16, 256})) << info(dtype).name;
+      EXPECT_NO_THROW(make_gemm_descriptors(gemm_types(dtype, false, "matmul"), plan, {16, 16, 256})) << info(dtype).name;
     }
   }
   set_matmul_precision("highest");
-  EXPECT_THROW(gemm_types(DType::Int32, "matmul"), BadArgument);
+  EXPECT_THROW(gemm_types(DType::Int32, false, "matmul"), BadArgument);
 }
 
 }  // namespace

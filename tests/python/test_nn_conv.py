@@ -179,3 +179,29 @@ def test_benchmark_flag_round_trips_and_conv2d_stays_exact(rng):
         assert nn.benchmark is False
     finally:
         nn.benchmark = False
+
+
+@pytest.mark.parametrize("layout", ["nchw", "nhwc", "nhwc-x-nchw-dy"])
+@pytest.mark.parametrize("x_shape,k", [((2, 6, 5, 3), 4), ((1, 3, 1, 1), 7), ((3, 1, 4, 2), 2)])
+def test_pointwise_conv2d_all_passes_in_each_layout(layout, x_shape, k, rng):
+    # 1x1 convolutions are one matrix product per pass on views of the arrays (channels-last rows, NCHW planes);
+    # a layout that has no such view (mixed here) takes the general path.
+    x, w = rng.standard_normal(x_shape), rng.standard_normal((k, x_shape[1], 1, 1))
+    dy = rng.standard_normal((x_shape[0], k) + x_shape[2:])
+    nhwc = layout.startswith("nhwc")
+    jx, jw = (channels_last(x), channels_last(w)) if nhwc else (jiasu.asarray(x), jiasu.asarray(w))
+    jdy = channels_last(dy) if layout == "nhwc" else jiasu.asarray(dy)
+    y = nn.conv2d(jx, jw)
+    np.testing.assert_allclose(y.get(), conv_reference(x, w), rtol=1e-12, atol=1e-12)
+    grad_x, grad_w, _ = nn.conv2d_backward(jdy, jx, jw)
+    if nhwc and x_shape[1] > 1 and x_shape[2] * x_shape[3] > 1:  # outputs keep the input's layout (a 1x1
+        assert is_channels_last(y) and is_channels_last(grad_x)  # weight's two layouts are one)
+    # grad_x = sum_k dy[n, k] w[k, c]; grad_w = sum_{n, h, w} dy[n, k] x[n, c]
+    np.testing.assert_allclose(grad_x.get(), np.einsum("nkhw,kc->nchw", dy, w[:, :, 0, 0]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(grad_w.get()[:, :, 0, 0], np.einsum("nkhw,nchw->kc", dy, x), rtol=1e-12, atol=1e-12)
+    for dtype in (np.float32,) + ((np.float16, ml_dtypes.bfloat16) if jiasu.get_backend() == "cuda" else ()):
+        tol = TOLERANCE[np.dtype(dtype)] * 4
+        cast = (lambda a: channels_last(a.astype(dtype))) if nhwc else (lambda a: jiasu.asarray(a.astype(dtype)))
+        low = nn.conv2d(cast(x), cast(w))
+        assert low.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(low.get().astype(np.float64), conv_reference(x, w), rtol=tol, atol=tol)

@@ -1,7 +1,7 @@
-"""jiasu.nn on the GPU against PyTorch's torch.nn.functional on the same inputs: convolutions (cuDNN, every
-pass, float16/bfloat16/float32, NCHW and channels-last, strides, padding, dilation, groups), pooling, batch
-normalisation, softmax and the activations, forward and backward; jiasu.nn on torch tensors without a copy;
-and which convolution passes ran on cuDNN."""
+"""jiasu.nn on the GPU against PyTorch's torch.nn.functional on the same inputs: convolutions (cuDNN, and 1x1
+ones as matrix products; every pass, float16/bfloat16/float32, NCHW and channels-last, strides, padding,
+dilation, groups), pooling, batch normalisation, softmax and the activations, forward and backward; jiasu.nn
+on torch tensors without a copy; and which convolution passes ran on cuDNN."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -89,12 +89,19 @@ def test_float64_convolution_takes_the_im2col_path(torch, rng):
     np.testing.assert_allclose(got.get(), want.cpu().numpy(), rtol=1e-12, atol=1e-12)
 
 
-def test_float32_convolutions_do_not_round_to_tf32(torch, rng):
+@pytest.mark.parametrize("size", [3, 1])
+def test_float32_convolutions_do_not_round_to_tf32(torch, size, rng):
+    # 1x1 convolutions are matrix products: jiasu.nn.allow_tf32 rules them, not the matmul precision.
     x = rng.standard_normal((2, 64, 16, 16)).astype(np.float32)
-    w = rng.standard_normal((64, 64, 3, 3)).astype(np.float32) / 24
+    w = rng.standard_normal((64, 64, size, size)).astype(np.float32) / (8 * size)
     exact = torch.nn.functional.conv2d(torch.tensor(x, device="cuda").double(), torch.tensor(w, device="cuda").double(),
-                                       padding=1).cpu().numpy()
-    got = nn.conv2d(jiasu.asarray(x), jiasu.asarray(w), padding=1).get()
+                                       padding=size // 2).cpu().numpy()
+    previous = jiasu.get_matmul_precision()
+    try:
+        jiasu.set_matmul_precision("high")
+        got = nn.conv2d(jiasu.asarray(x), jiasu.asarray(w), padding=size // 2).get()
+    finally:
+        jiasu.set_matmul_precision(previous)
     np.testing.assert_allclose(got, exact, rtol=0, atol=1e-4 * np.abs(exact).max())
 
 
@@ -193,9 +200,11 @@ def test_cross_entropy_and_linear_against_torch(torch, rng):
     check(torch, nn.linear(jl, jiasu.asarray(w)), F.linear(logits.detach(), w), "float32")
 
 
+@pytest.mark.parametrize("size", [3, 1])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-def test_conv2d_with_benchmark_against_torch(torch, dtype, rng):
-    x_shape, w_shape, kwargs = (4, 16, 20, 18), (32, 16, 3, 3), {"padding": 1}
+def test_conv2d_with_benchmark_against_torch(torch, dtype, size, rng):
+    # 1x1: the first run of each pass times the matrix product against cuDNN; either may be kept.
+    x_shape, w_shape, kwargs = (4, 16, 20, 18), (32, 16, size, size), {"padding": size // 2}
     x = rng.standard_normal(x_shape)
     w = rng.standard_normal(w_shape) / np.sqrt(np.prod(w_shape[1:]))
     tx = to_torch(torch, x, dtype, channels_last=True).requires_grad_()
@@ -215,5 +224,5 @@ def test_conv2d_with_benchmark_against_torch(torch, dtype, rng):
     finally:
         nn.benchmark = False
     info = nn.cudnn_info()
-    if info["built"] and info["loaded"]:  # all six passes (three, twice) ran on cuDNN
+    if info["built"] and info["loaded"] and size == 3:  # all six passes (three, twice) ran on cuDNN
         assert info["passes"] == before + 6, info["last_fallback"]
