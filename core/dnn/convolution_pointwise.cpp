@@ -5,10 +5,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "array/layout.hpp"
 #include "dnn/convolution_cudnn.hpp"
 #include "ops/matmul.hpp"
+#include "ops/reduce.hpp"
 #include "runtime/device.hpp"
 #include "runtime/stream.hpp"
 #include "support/error.hpp"
@@ -41,9 +43,10 @@ std::optional<Array> planes_of(const Array& a) {
   return viewed_as(a, a.layout(), {s[0], s[1], s[2] * s[3]});
 }
 
-// One pass as out = left @ right.
+// One pass as out = left @ right, then, with `summed_into`, out (a batch of matrices) summed over its batch there.
 struct Matrices {
   Array left, right, out;
+  std::optional<Array> summed_into;
 };
 
 std::optional<Matrices> matrices_of(Pass pass, const Array& x, const Array& w, const Array& y) {
@@ -53,17 +56,23 @@ std::optional<Matrices> matrices_of(Pass pass, const Array& x, const Array& w, c
     const std::optional<Array> y_rows = rows_of(y);
     if (!y_rows) return std::nullopt;
     switch (pass) {
-      case Pass::Forward: return Matrices{*x_rows, ck, *y_rows};
-      case Pass::DataGradient: return Matrices{*y_rows, kc, *x_rows};
-      case Pass::WeightGradient: return Matrices{y_rows->view(swapped(y_rows->layout())), *x_rows, kc};
+      case Pass::Forward: return Matrices{*x_rows, ck, *y_rows, std::nullopt};
+      case Pass::DataGradient: return Matrices{*y_rows, kc, *x_rows, std::nullopt};
+      case Pass::WeightGradient: return Matrices{y_rows->view(swapped(y_rows->layout())), *x_rows, kc, std::nullopt};
     }
   }
   const std::optional<Array> x_planes = planes_of(x), y_planes = planes_of(y);
   if (!x_planes || !y_planes) return std::nullopt;
   switch (pass) {  // NCHW: the weight broadcast over the batch of images
-    case Pass::Forward: return Matrices{kc, *x_planes, *y_planes};
-    case Pass::DataGradient: return Matrices{ck, *y_planes, *x_planes};
-    case Pass::WeightGradient: return std::nullopt;  // a sum over the images: not one product
+    case Pass::Forward: return Matrices{kc, *x_planes, *y_planes, std::nullopt};
+    case Pass::DataGradient: return Matrices{ck, *y_planes, *x_planes, std::nullopt};
+    case Pass::WeightGradient: {
+      // A sum over the images: N products (K, C), then their sum; not for the half types, whose products would
+      // round before the sum.
+      if (info(x.dtype()).itemsize < 4) return std::nullopt;
+      const Array each = Array::empty({x.shape()[0], kc.shape()[0], kc.shape()[1]}, x.dtype(), x.device());
+      return Matrices{*y_planes, x_planes->view(transpose_layout(x_planes->layout(), {0, 2, 1})), each, kc};
+    }
   }
   return std::nullopt;
 }
@@ -72,6 +81,12 @@ void run(const Matrices& p) {
   ops::Product product = ops::prepare_matmul(p.left, p.right, &p.out);
   product.allow_tf32 = allow_tf32();  // jiasu.nn's setting, not matmul's
   ops::compute(product);
+  if (p.summed_into) {
+    ops::ReduceRequest sum;
+    sum.axes = std::vector<int64_t>{0};
+    sum.out = &*p.summed_into;
+    ops::reduce(p.out, sum);
+  }
 }
 
 // Benchmark mode's choices, per problem: whether the product beat cuDNN.

@@ -1,6 +1,7 @@
 // conv2d's 1x1 passes (stride 1, no padding, one group) as one matrix product each (ops/matmul: cuBLASLt on a
 // GPU, NumPy on the CPU backend), on views of the arrays without a copy: a channels-last array is a (N*H*W, C)
-// matrix, an NCHW-contiguous one a batch of N (C, H*W) matrices. cuDNN runs these far from memory bandwidth
+// matrix, an NCHW-contiguous one a batch of N (C, H*W) matrices (its weight gradient, a sum over the images,
+// is N products and their sum, for float32 and float64). cuDNN runs these far from memory bandwidth
 // when the channels are few (1x1 64->256, 56x56, bfloat16 on an H200: 1.9 TB/s), and the im2col path would
 // copy. In benchmark mode the first use of a problem on a GPU times this route against cuDNN and keeps the
 // faster.
@@ -14,7 +15,7 @@ namespace jiasu::dnn {
 
 // Runs `pass` (operands as cudnn_convolution's: Forward x, w -> y; DataGradient y (dy), w -> x (dx);
 // WeightGradient y (dy), x -> w (dw)) as a matrix product; false when the problem is not one this route takes
-// (another window, stride, padding or group count, half types on the CPU, NCHW weight gradients, other
+// (another window, stride, padding or group count, half types on the CPU or in an NCHW weight gradient, other
 // layouts) or benchmark mode found cuDNN faster for it.
 bool pointwise_convolution(cudnn::Pass pass, const Array& x, const Array& w, const Array& y, const ConvParams& params);
 
