@@ -1,4 +1,4 @@
-// conv2d and its gradients: on a GPU, 1x1 passes as one matrix product (dnn/convolution_pointwise.hpp) and the
+// conv2d and its gradients: 1x1 passes as one matrix product (dnn/convolution_pointwise.hpp); on a GPU the
 // others through cuDNN (dnn/convolution_cudnn.hpp) where it runs the problem; else (the CPU backend, float64,
 // problems cuDNN declines) as matrix products over an im2col matrix (cuBLASLt's on a GPU, NumPy's BLAS on the
 // CPU backend): the input, zero-padded, is viewed without a copy as (N, G, C/G, R, S, OH, OW) through its
@@ -17,7 +17,6 @@
 #include "dnn/nn.hpp"
 #include "dnn/windows.hpp"
 #include "ops/join.hpp"
-#include "ops/matmul.hpp"
 #include "support/error.hpp"
 
 namespace jiasu::dnn {
@@ -103,7 +102,7 @@ ConvParams conv_params(std::array<int64_t, 2> stride, const std::string& padding
 Array conv2d(const Array& x, const Array& weight, const Array* bias, const ConvParams& p) {
   const Windows g = geometry(x, weight, p, "conv2d");
   require_vector(bias, x, weight.shape()[0], "conv2d");
-  if (!x.on_host()) {
+  {
     const Array y = empty_in_layout_of({g.n, weight.shape()[0], g.oh, g.ow}, x.dtype(), x);
     if (pointwise_convolution(cudnn::Pass::Forward, x, weight, y, p) ||
         cudnn_convolution(cudnn::Pass::Forward, x, weight, y, p)) {
@@ -113,7 +112,7 @@ Array conv2d(const Array& x, const Array& weight, const Array* bias, const ConvP
   }
   const Array xin = computed_in_float32(x), win = computed_in_float32(weight);
   const int64_t kg = weight.shape()[0] / p.groups, crs = g.c / p.groups * g.r * g.s;
-  Array y = ops::matmul(ops::reshape(win, {p.groups, kg, crs}), columns(padded(xin, g, 0), g))
+  Array y = convolution_product(ops::reshape(win, {p.groups, kg, crs}), columns(padded(xin, g, 0), g))
                 .reshape({g.n, weight.shape()[0], g.oh, g.ow});
   if (bias) add_bias(y, computed_in_float32(*bias));
   return in_layout_of(rounded_back(y, x.dtype()), x);
@@ -128,14 +127,15 @@ Array im2col_weight_gradient(const Array& dy, const Array& xin, const Array& wei
   const Array cols = columns(padded(xin, g, 0), g);
   const Array dy_rows = ops::astype(transposed(dy, {1, 2, 0, 3}), dy.dtype()).reshape({groups, dy.shape()[2], -1});
   const Array cols_rows = ops::astype(transposed(cols, {1, 0, 3, 2}), cols.dtype()).reshape({groups, -1, crs});
-  const Array dw = ops::matmul(dy_rows, cols_rows).reshape(weight.shape());
+  const Array dw = convolution_product(dy_rows, cols_rows).reshape(weight.shape());
   return in_layout_of(rounded_back(dw, weight.dtype()), weight);
 }
 
 Array im2col_input_gradient(const Array& dy, const Array& x, const Array& weight, const Windows& g) {
   const int64_t groups = g.p.groups, crs = g.c / groups * g.r * g.s;
   const Array wg = ops::reshape(computed_in_float32(weight), {groups, dy.shape()[2], crs});
-  const Array dcols = ops::matmul(transposed(wg, {0, 2, 1}), dy).reshape({g.n, groups, g.c / groups, g.r, g.s, g.oh, g.ow});
+  const Array dcols =
+      convolution_product(transposed(wg, {0, 2, 1}), dy).reshape({g.n, groups, g.c / groups, g.r, g.s, g.oh, g.ow});
   const Array dxp = zeros({g.n, g.c, g.hp, g.wp}, dcols.dtype(), x.device());
   for (int64_t r = 0; r < g.r; ++r) {
     for (int64_t s = 0; s < g.s; ++s) {
@@ -166,19 +166,17 @@ ConvGradients conv2d_backward(const Array& grad_y, const Array& x, const Array& 
   ConvGradients out;
   if (need_bias)
     out.bias = rounded_back(math::reduce(ops::ReduceOp::Sum, computed_in_float32(grad_y), {0, 2, 3}, false), x.dtype());
-  if (!x.on_host()) {
-    if (need_weight) {
-      const Array dw = empty_in_layout_of(weight.shape(), weight.dtype(), weight);
-      if (pointwise_convolution(cudnn::Pass::WeightGradient, x, dw, grad_y, p) ||
-          cudnn_convolution(cudnn::Pass::WeightGradient, x, dw, grad_y, p))
-        out.weight = dw;
-    }
-    if (need_x) {
-      const Array dx = empty_in_layout_of(x.shape(), x.dtype(), x);
-      if (pointwise_convolution(cudnn::Pass::DataGradient, dx, weight, grad_y, p) ||
-          cudnn_convolution(cudnn::Pass::DataGradient, dx, weight, grad_y, p))
-        out.x = dx;
-    }
+  if (need_weight) {
+    const Array dw = empty_in_layout_of(weight.shape(), weight.dtype(), weight);
+    if (pointwise_convolution(cudnn::Pass::WeightGradient, x, dw, grad_y, p) ||
+        cudnn_convolution(cudnn::Pass::WeightGradient, x, dw, grad_y, p))
+      out.weight = dw;
+  }
+  if (need_x) {
+    const Array dx = empty_in_layout_of(x.shape(), x.dtype(), x);
+    if (pointwise_convolution(cudnn::Pass::DataGradient, dx, weight, grad_y, p) ||
+        cudnn_convolution(cudnn::Pass::DataGradient, dx, weight, grad_y, p))
+      out.x = dx;
   }
   if ((need_weight && !out.weight) || (need_x && !out.x)) {
     const int64_t kg = weight.shape()[0] / p.groups;

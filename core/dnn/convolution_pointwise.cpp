@@ -52,9 +52,8 @@ struct Matrices {
 std::optional<Matrices> matrices_of(Pass pass, const Array& x, const Array& w, const Array& y) {
   const Array kc = w.view(squeeze_layout(w.layout(), {2, 3}));  // (K, C)
   const Array ck = kc.view(swapped(kc.layout()));
-  if (const std::optional<Array> x_rows = rows_of(x)) {  // channels-last: (M, C) and (M, K) matrices
-    const std::optional<Array> y_rows = rows_of(y);
-    if (!y_rows) return std::nullopt;
+  const std::optional<Array> x_rows = rows_of(x), y_rows = rows_of(y);
+  if (x_rows && y_rows) {  // channels-last: (M, C) and (M, K) matrices
     switch (pass) {
       case Pass::Forward: return Matrices{*x_rows, ck, *y_rows, std::nullopt};
       case Pass::DataGradient: return Matrices{*y_rows, kc, *x_rows, std::nullopt};
@@ -63,14 +62,15 @@ std::optional<Matrices> matrices_of(Pass pass, const Array& x, const Array& w, c
   }
   const std::optional<Array> x_planes = planes_of(x), y_planes = planes_of(y);
   if (!x_planes || !y_planes) return std::nullopt;
-  switch (pass) {  // NCHW: the weight broadcast over the batch of images
+  switch (pass) {  // the weight broadcast over the batch of images
     case Pass::Forward: return Matrices{kc, *x_planes, *y_planes, std::nullopt};
     case Pass::DataGradient: return Matrices{ck, *y_planes, *x_planes, std::nullopt};
     case Pass::WeightGradient: {
       // A sum over the images: N products (K, C), then their sum; not for the half types, whose products would
-      // round before the sum.
-      if (info(x.dtype()).itemsize < 4) return std::nullopt;
-      const Array each = Array::empty({x.shape()[0], kc.shape()[0], kc.shape()[1]}, x.dtype(), x.device());
+      // round before the sum, nor where the N products would take more memory than the input.
+      const int64_t n = x.shape()[0], k = kc.shape()[0], c = kc.shape()[1];
+      if (info(x.dtype()).itemsize < 4 || n * k * c > x.size()) return std::nullopt;
+      const Array each = Array::empty({n, k, c}, x.dtype(), x.device());
       return Matrices{*y_planes, x_planes->view(transpose_layout(x_planes->layout(), {0, 2, 1})), each, kc};
     }
   }
@@ -78,9 +78,7 @@ std::optional<Matrices> matrices_of(Pass pass, const Array& x, const Array& w, c
 }
 
 void run(const Matrices& p) {
-  ops::Product product = ops::prepare_matmul(p.left, p.right, &p.out);
-  product.allow_tf32 = allow_tf32();  // jiasu.nn's setting, not matmul's
-  ops::compute(product);
+  convolution_product(p.left, p.right, &p.out);
   if (p.summed_into) {
     ops::ReduceRequest sum;
     sum.axes = std::vector<int64_t>{0};
@@ -103,7 +101,7 @@ std::string problem_key(Pass pass, const Array& x, const Array& w, const Array& 
   std::string key = std::to_string(static_cast<int>(pass)) + " " + info(x.dtype()).name + " " +
                     std::to_string(x.device()) + (allow_tf32() ? " tf32" : "");
   for (const Array* a : {&x, &w, &y}) {
-    key += " |";
+    key += " | " + std::to_string(a->data() % 256) + " @";  // the alignment cuBLASLt's and cuDNN's plans depend on
     for (int64_t d : a->shape()) key += " " + std::to_string(d);
     key += " :";
     for (int64_t s : a->strides()) key += " " + std::to_string(s);
@@ -130,6 +128,12 @@ double best_time(int device, const Work& work) {
 
 }  // namespace
 
+Array convolution_product(const Array& a, const Array& b, const Array* out) {
+  ops::Product product = ops::prepare_matmul(a, b, out);
+  product.allow_tf32 = allow_tf32();
+  return ops::compute(product);
+}
+
 bool pointwise_convolution(Pass pass, const Array& x, const Array& w, const Array& y, const ConvParams& p) {
   // float16 and bfloat16 only on a GPU (cuBLASLt accumulates them in float32; NumPy's product would not).
   const DType d = x.dtype();
@@ -141,7 +145,11 @@ bool pointwise_convolution(Pass pass, const Array& x, const Array& w, const Arra
   const std::optional<Matrices> product = matrices_of(pass, x, w, y);
   if (!product) return false;
   if (!benchmark() || x.on_host()) {
-    run(*product);
+    try {
+      run(*product);
+    } catch (const LibraryNotFound&) {  // no cuBLASLt: cuDNN may still run it (nothing ran)
+      return false;
+    }
     return true;
   }
   const std::string key = problem_key(pass, x, w, y);
