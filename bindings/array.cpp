@@ -297,6 +297,11 @@ std::vector<IndexItem> index_items(nb::handle key) {
 
 namespace {
 
+// Numba spells the default stream 0.
+nb::handle numba_stream(nb::handle stream) {
+  return nb::isinstance<nb::int_>(stream) && nb::cast<long long>(stream) == 0 ? nb::none() : stream;
+}
+
 nb::object get(const Array& a, nb::handle stream, nb::handle out) {
   nb::object host = out.is_none() ? numpy().attr("empty")(to_tuple(a.shape()), numpy_dtype(a.dtype())) : nb::borrow(out);
   if (!out.is_none()) {
@@ -559,6 +564,13 @@ void bind_array(nb::module_& m) {
            "Copy to a NumPy array. With a stream the copy is asynchronous: synchronize before reading.")
       .def("set", &set, nb::arg("value"), nb::arg("stream") = nb::none(),
            "Copy host data (anything NumPy can convert, broadcast to this shape) into this array.")
+      // Numba's DeviceNDArray names (jiasu.cuda), where stream 0 is the default stream.
+      .def("copy_to_host", [](const Array& a, nb::handle ary, nb::handle stream) {
+        return get(a, numba_stream(stream), ary);
+      }, nb::arg("ary") = nb::none(), nb::arg("stream") = 0, "Numba's name for get(stream, out=ary).")
+      .def("copy_to_device", [](const Array& a, nb::handle ary, nb::handle stream) {
+        set(a, ary, numba_stream(stream));
+      }, nb::arg("ary"), nb::arg("stream") = 0, "Numba's name for set(ary, stream).")
       .def("_fill_bytes", [](const Array& a, nb::bytes value) {
         if (static_cast<int64_t>(value.size()) != a.layout().itemsize) throw BadValue("fill value has the wrong size");
         a.fill(value.data());

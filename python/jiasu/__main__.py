@@ -1,4 +1,5 @@
-"""Command line: `python -m jiasu doctor [--json]` and `python -m jiasu demo`."""
+"""Command line: `python -m jiasu doctor [--json]`, `python -m jiasu demo [nn]` and
+`python -m jiasu numba SCRIPT.py [args]`."""
 import argparse
 import sys
 
@@ -24,6 +25,12 @@ def main(argv=None):
     demo.add_argument("which", nargs="?", choices=["add", "nn"], default="add", help="which demo (default: add)")
     demo.add_argument("--plot", metavar="FILE.png", help="nn: draw the loss curves (needs matplotlib)")
     demo.add_argument("--epochs", type=int, default=6, help="nn: epochs to train (default: 6)")
+    numba = commands.add_parser(
+        "numba", help="run a Numba-CUDA program unchanged, jiasu serving `numba` and `numba.cuda`",
+        description="Run SCRIPT.py (with its arguments) as __main__, its `from numba import cuda` served by "
+                    "jiasu.cuda for this run. Names jiasu does not serve raise NotImplementedError.")
+    numba.add_argument("script", help="the program")
+    numba.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     args = parser.parse_args(argv)
 
     if args.command == "doctor":
@@ -32,6 +39,9 @@ def main(argv=None):
     if args.command == "demo" and args.which == "nn":
         from . import _demo_nn
         return _demo_nn.main(plot_path=args.plot, epochs=args.epochs)
+    if args.command == "numba":
+        from . import _numba_shim
+        return _numba_shim.main(args.script, args.args)
     if args.command == "demo":
         from . import _demo
         return _demo.main()

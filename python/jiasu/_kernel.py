@@ -67,6 +67,8 @@ def _describe(value):
     if isinstance(value, tuple) and all(isinstance(v, _NUMBER_TYPES) or isinstance(v, tuple) for v in value):
         return ("tuple", [_describe(v) for v in value])
     if isinstance(value, types.ModuleType):
+        if value.__name__ == "jiasu.cuda":  # Numba's spelling: cuda.grid(1) is jiasu.grid(1)
+            return ("module", "jiasu")
         return ("module", value.__name__) if value.__name__ in ("math", "numpy", "jiasu") else (
             "unsupported", f"module {value.__name__}")
     if isinstance(value, DeviceFunction):

@@ -1,0 +1,146 @@
+"""Numba-CUDA's names on jiasu: ``from jiasu import cuda`` in place of ``from numba import cuda``.
+
+Inside a kernel, ``cuda.X`` means what ``jiasu.X`` means (``cuda.grid(1)``, ``cuda.shared.array``,
+``cuda.atomic.add``, ...; docs/kernel-language.md). On the host this module gives Numba's decorator and host
+API on jiasu's arrays, streams and events. Differences from Numba are listed in docs/python-api.md.
+"""
+import jiasu as _jiasu
+
+# Numba's scalar type names, as dtypes (they work in kernels, e.g. cuda.shared.array(32, cuda.float32)).
+_TYPE_NAMES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+               "float64", "complex64", "complex128")
+_ALIASES = {"boolean": "bool_", "b1": "bool_", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
+            "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64", "f2": "float16", "f4": "float32",
+            "f8": "float64", "c8": "complex64", "c16": "complex128", "intp": "int64", "uintp": "uint64"}
+# Options Numba's cuda.jit takes that change nothing here: jiasu always caches on disk, and the generated code
+# is the same with or without them.
+_IGNORED_OPTIONS = frozenset({"inline", "fastmath", "max_registers", "lineinfo", "cache", "opt", "forceinline"})
+
+
+def jit(func_or_sig=None, device=False, debug=False, link=(), **options):
+    """Numba's ``@cuda.jit``: bare, with options, or with a signature (a string, a type or a list of them),
+    which is accepted and not needed: jiasu compiles on first call for each argument signature.
+    ``device=True`` makes a device function (``@jiasu.func``), ``debug=True`` checks every index on the CPU
+    backend. ``link=`` (external CUDA C++) is not supported yet."""
+    unknown = set(options) - _IGNORED_OPTIONS
+    if unknown:
+        raise TypeError(f"cuda.jit: unsupported option(s): {', '.join(sorted(unknown))}")
+    if link:
+        raise NotImplementedError("cuda.jit(link=...): linking external CUDA C++ is not supported by jiasu yet")
+
+    def wrap(fn):
+        return _jiasu.func(fn) if device else _jiasu.kernel(fn, debug=debug)
+
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, type)):
+        return wrap(func_or_sig)
+    return wrap  # None or a signature
+
+
+# Host API: arrays.
+def to_device(obj, stream=0, copy=True, to=None):
+    """A device copy of a host array (``to``: copy into that device array instead)."""
+    if to is not None:
+        to.copy_to_device(obj, stream=stream)
+        return to
+    import numpy as np
+
+    host = np.asarray(obj)
+    out = _jiasu.empty(host.shape, host.dtype)  # on the active backend's device
+    if copy:
+        out.copy_to_device(host, stream=stream)
+    return out
+
+
+def device_array(shape, dtype="float64", strides=None, order="C", stream=0):
+    """An uninitialised device array (``strides`` other than the order's are not supported)."""
+    out = _jiasu.empty(shape, dtype, order=order)
+    if strides is not None and tuple(strides) != out.strides:
+        raise NotImplementedError("cuda.device_array(strides=...) other than C or F order is not supported by jiasu")
+    return out
+
+
+def device_array_like(ary, stream=0):
+    return device_array(ary.shape, ary.dtype, order="F" if _f_ordered(ary) else "C")
+
+
+def pinned_array(shape, dtype="float64", strides=None, order="C"):
+    """A NumPy array in page-locked host memory (plain host memory on the CPU backend)."""
+    if order != "C" or strides is not None:
+        raise NotImplementedError("cuda.pinned_array supports C order only in jiasu")
+    if _jiasu.get_backend() == "cpu":
+        import numpy as np
+        return np.empty(shape, dtype)
+    return _jiasu.pinned_empty(shape, dtype)
+
+
+def pinned_array_like(ary):
+    return pinned_array(ary.shape, ary.dtype)
+
+
+def is_cuda_array(obj):
+    return hasattr(obj, "__cuda_array_interface__")
+
+
+def as_cuda_array(obj, sync=True):
+    """A jiasu array on the same GPU memory (no copy)."""
+    if not is_cuda_array(obj):
+        raise TypeError(f"{type(obj).__name__} does not export __cuda_array_interface__")
+    return _jiasu.asarray(obj)
+
+
+# Host API: devices, streams, events.
+def synchronize():
+    _jiasu.synchronize()
+
+
+def is_available():
+    return _jiasu.is_available()
+
+
+def detect():
+    """Print the GPUs found; True when there is one."""
+    found = _jiasu.devices()
+    print(f"Found {len(found)} CUDA devices")
+    for d in found:
+        print(f"id {d.id} {d.name}")
+    return bool(found)
+
+
+def select_device(device_id):
+    _jiasu.set_device(device_id)
+    return _jiasu.get_device()
+
+
+def get_current_device():
+    return _jiasu.get_device()
+
+
+def stream():
+    return _jiasu.Stream()
+
+
+def default_stream():
+    return 0
+
+
+def event(timing=True):
+    return _jiasu.Event(timing)
+
+
+def __getattr__(name):
+    if name in _TYPE_NAMES or name in _ALIASES:
+        import numpy as np
+        value = getattr(np, _ALIASES.get(name, name))
+    elif name == "gpus":
+        value = _jiasu.devices()
+        return value  # not kept: devices may come and go with CUDA_VISIBLE_DEVICES in subprocesses
+    else:
+        raise AttributeError(f"module 'jiasu.cuda' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def _f_ordered(ary):
+    flags = getattr(ary, "flags", None)
+    return bool(flags is not None and flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"])
+

@@ -1,0 +1,165 @@
+"""Numba-CUDA programs on jiasu: `from jiasu import cuda` (the decorator, kernels spelled with cuda.*, the host
+API) and `python -m jiasu numba SCRIPT.py` running the seed article's example written as Numba code, each
+checked against NumPy. Runs on the CPU backend everywhere and on CUDA where a GPU is present."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import jiasu
+from jiasu import cuda
+
+pytestmark = pytest.mark.usefixtures("each_backend")
+
+
+@cuda.jit
+def add(x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] + y[i]
+
+
+@cuda.jit(device=True)
+def square(v):
+    return v * v
+
+
+@cuda.jit("void(float32[:], float32[:])", fastmath=True, lineinfo=True)
+def block_sums(x, sums):
+    # A tree reduction in shared memory: one sum per block of 128 threads.
+    partial = cuda.shared.array(128, cuda.float32)
+    t = cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + t
+    partial[t] = square(x[i]) if i < x.size else 0
+    cuda.syncthreads()
+    step = 64
+    while step > 0:
+        if t < step:
+            partial[t] += partial[t + step]
+        cuda.syncthreads()
+        step //= 2
+    if t == 0:
+        sums[cuda.blockIdx.x] = partial[0]
+
+
+@cuda.jit
+def histogram(values, bins):
+    i = cuda.grid(1)
+    if i < values.size:
+        cuda.atomic.add(bins, values[i] % bins.size, 1)
+
+
+def test_kernels_spelled_as_numba_match_numpy(rng):
+    n = 1000
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    dx, dy = cuda.to_device(x), cuda.to_device(y)
+    out = cuda.device_array_like(dx)
+    add[(n + 127) // 128, 128](dx, dy, out)
+    np.testing.assert_array_equal(out.copy_to_host(), x + y)
+
+    sums = cuda.device_array(8, np.float32)
+    block_sums[8, 128](dx, sums)
+    np.testing.assert_allclose(sums.copy_to_host(), [np.sum(x[b * 128:(b + 1) * 128].astype(np.float64) ** 2)
+                                                     for b in range(8)], rtol=1e-5)
+
+    values = rng.integers(0, 1000, 5000).astype(np.int32)
+    bins = cuda.to_device(np.zeros(16, np.int32))
+    histogram.forall(values.size)(cuda.to_device(values), bins)
+    np.testing.assert_array_equal(bins.copy_to_host(), np.bincount(values % 16, minlength=16))
+
+
+def test_host_api_round_trips(rng):
+    a = rng.standard_normal((3, 4))
+    d = cuda.to_device(a)
+    assert cuda.is_cuda_array(d) == (jiasu.get_backend() == "cuda")
+    host = np.zeros_like(a)
+    assert d.copy_to_host(host) is host
+    np.testing.assert_array_equal(host, a)
+    d.copy_to_device(a * 2)
+    np.testing.assert_array_equal(d.copy_to_host(), a * 2)
+    into = cuda.device_array((3, 4))
+    assert cuda.to_device(a, to=into) is into
+    np.testing.assert_array_equal(into.copy_to_host(), a)
+    f = cuda.device_array_like(np.asfortranarray(a))
+    assert f.shape == (3, 4) and f.strides == (8, 24)
+    pinned = cuda.pinned_array((2, 5), np.float32)
+    assert pinned.shape == (2, 5) and pinned.dtype == np.float32
+    assert cuda.float32 is np.float32 and cuda.f8 is np.float64 and cuda.boolean is np.bool_
+    cuda.synchronize()
+
+
+def test_unsupported_parts_say_so():
+    with pytest.raises(TypeError, match="unsupported option.*bogus"):
+        cuda.jit(bogus=True)
+    with pytest.raises(NotImplementedError, match="link"):
+        cuda.jit(link=["extra.cu"])
+    with pytest.raises(NotImplementedError, match="strides"):
+        cuda.device_array((2, 3), strides=(8, 8))
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        cuda.nonsense  # noqa: B018
+
+
+SEED = '''\
+from numba import jit, cuda
+import numpy as np
+
+@cuda.jit
+def add_gpu(x, y, out):
+    idx = cuda.grid(1)
+    if idx < out.size:
+        out[idx] = x[idx] + y[idx]
+
+x = np.arange(1000000).astype(np.float32)
+y = np.arange(1000000).astype(np.float32)
+out = np.empty_like(x)
+threadsperblock = 256
+blockspergrid = (x.size + (threadsperblock - 1)) // threadsperblock
+add_gpu[blockspergrid, threadsperblock](x, y, out)
+assert np.array_equal(out, x + y), "wrong sum"
+print("seed ok", out[:3], sys.argv[1:])
+'''
+
+
+def run_numba_script(tmp_path, source, *args, backend):
+    script = tmp_path / "program.py"
+    script.write_text("import sys\n" + textwrap.dedent(source))
+    return subprocess.run([sys.executable, "-m", "jiasu", "numba", str(script), *args], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "JIASU_BACKEND": backend})
+
+
+def test_the_seed_example_runs_unchanged_as_numba_code(tmp_path, each_backend):
+    done = run_numba_script(tmp_path, SEED, "--flag", "7", backend=each_backend)
+    assert done.returncode == 0, done.stderr
+    assert "seed ok [0. 2. 4.] ['--flag', '7']" in done.stdout
+
+
+def test_numba_names_jiasu_does_not_serve_raise_not_implemented(tmp_path, each_backend):
+    done = run_numba_script(tmp_path, "from numba import prange\n", backend=each_backend)
+    assert done.returncode != 0
+    assert "NotImplementedError: numba.prange is not served by jiasu" in done.stderr
+    done = run_numba_script(tmp_path, "import numba\nnumba.jit(lambda: 0)\n", backend=each_backend)
+    assert "NotImplementedError: numba.jit (Numba's CPU compiler) is not served by jiasu" in done.stderr
+
+
+def test_devices_streams_and_events(capsys, each_backend):
+    found = cuda.detect()
+    assert found == jiasu.is_available() == bool(cuda.gpus)
+    assert f"Found {len(cuda.gpus)} CUDA devices" in capsys.readouterr().out
+    assert cuda.default_stream() == 0
+    assert cuda.pinned_array_like(np.zeros((2, 3), np.int16)).dtype == np.int16
+    with pytest.raises(TypeError, match="does not export __cuda_array_interface__"):
+        cuda.as_cuda_array(np.zeros(3))
+    if each_backend != "cuda":
+        return
+    assert cuda.select_device(0).id == 0 and cuda.get_current_device().id == 0
+    s, start, end = cuda.stream(), cuda.event(), cuda.event()
+    d = cuda.to_device(np.arange(4.0), stream=s)
+    start.record(s)
+    add[1, 4, s](d, d, d)
+    end.record(s)
+    s.synchronize()
+    assert start.elapsed_time(end) >= 0
+    np.testing.assert_array_equal(cuda.as_cuda_array(d).copy_to_host(), [0, 2, 4, 6])
