@@ -43,10 +43,10 @@ std::optional<Array> planes_of(const Array& a) {
   return viewed_as(a, a.layout(), {s[0], s[1], s[2] * s[3]});
 }
 
-// One pass as out = left @ right, then, with `summed_into`, out (a batch of matrices) summed over its batch there.
+// One pass as out = left @ right; with `summed`, left @ right is a batch of matrices whose sum is out.
 struct Matrices {
   Array left, right, out;
-  std::optional<Array> summed_into;
+  bool summed = false;
 };
 
 std::optional<Matrices> matrices_of(Pass pass, const Array& x, const Array& w, const Array& y) {
@@ -55,36 +55,35 @@ std::optional<Matrices> matrices_of(Pass pass, const Array& x, const Array& w, c
   const std::optional<Array> x_rows = rows_of(x), y_rows = rows_of(y);
   if (x_rows && y_rows) {  // channels-last: (M, C) and (M, K) matrices
     switch (pass) {
-      case Pass::Forward: return Matrices{*x_rows, ck, *y_rows, std::nullopt};
-      case Pass::DataGradient: return Matrices{*y_rows, kc, *x_rows, std::nullopt};
-      case Pass::WeightGradient: return Matrices{y_rows->view(swapped(y_rows->layout())), *x_rows, kc, std::nullopt};
+      case Pass::Forward: return Matrices{*x_rows, ck, *y_rows};
+      case Pass::DataGradient: return Matrices{*y_rows, kc, *x_rows};
+      case Pass::WeightGradient: return Matrices{y_rows->view(swapped(y_rows->layout())), *x_rows, kc};
     }
   }
   const std::optional<Array> x_planes = planes_of(x), y_planes = planes_of(y);
   if (!x_planes || !y_planes) return std::nullopt;
   switch (pass) {  // the weight broadcast over the batch of images
-    case Pass::Forward: return Matrices{kc, *x_planes, *y_planes, std::nullopt};
-    case Pass::DataGradient: return Matrices{ck, *y_planes, *x_planes, std::nullopt};
+    case Pass::Forward: return Matrices{kc, *x_planes, *y_planes};
+    case Pass::DataGradient: return Matrices{ck, *y_planes, *x_planes};
     case Pass::WeightGradient: {
       // A sum over the images: N products (K, C), then their sum; not for the half types, whose products would
       // round before the sum, nor where the N products would take more memory than the input.
-      const int64_t n = x.shape()[0], k = kc.shape()[0], c = kc.shape()[1];
-      if (info(x.dtype()).itemsize < 4 || n * k * c > x.size()) return std::nullopt;
-      const Array each = Array::empty({n, k, c}, x.dtype(), x.device());
-      return Matrices{*y_planes, x_planes->view(transpose_layout(x_planes->layout(), {0, 2, 1})), each, kc};
+      if (info(x.dtype()).itemsize < 4 || x.shape()[0] * kc.size() > x.size()) return std::nullopt;
+      return Matrices{*y_planes, x_planes->view(transpose_layout(x_planes->layout(), {0, 2, 1})), kc, true};
     }
   }
   return std::nullopt;
 }
 
 void run(const Matrices& p) {
-  convolution_product(p.left, p.right, &p.out);
-  if (p.summed_into) {
-    ops::ReduceRequest sum;
-    sum.axes = std::vector<int64_t>{0};
-    sum.out = &*p.summed_into;
-    ops::reduce(p.out, sum);
+  if (!p.summed) {
+    convolution_product(p.left, p.right, &p.out);
+    return;
   }
+  ops::ReduceRequest sum;
+  sum.axes = std::vector<int64_t>{0};
+  sum.out = &p.out;
+  ops::reduce(convolution_product(p.left, p.right), sum);
 }
 
 // Benchmark mode's choices, per problem: whether the product beat cuDNN.
