@@ -5,7 +5,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 
 #include "runtime/device.hpp"
@@ -135,20 +134,8 @@ bool cudnn_convolution(cudnn::Pass pass, const Array& x, const Array& w, const A
   DeviceHandle& handle = device_handle(x.device());
   std::lock_guard<std::mutex> guard(handle.lock);
   activate(x.device());
-  // Benchmark mode's timer: events around a run on the legacy default stream, the handle's (its stream is never
-  // set); made on first use, so a problem whose plan is chosen makes none.
-  std::optional<Event> start, end;
-  const cudnn::GpuTimer timer = [&](const std::function<void()>& run) {
-    if (!start) {
-      start.emplace(x.device(), true);
-      end.emplace(x.device(), true);
-    }
-    start->record(nullptr);
-    run();
-    end->record(nullptr);
-    end->synchronize();
-    return static_cast<double>(start->elapsed_ms(*end));
-  };
+  const int device = x.device();
+  const cudnn::GpuTimer timer = [device](const std::function<void()>& run) { return gpu_ms_per_call(device, run); };
   try {
     const size_t bytes = cudnn::prepare(problem, handle.handle);
     const std::shared_ptr<Allocation> workspace = bytes ? allocate_device(x.device(), bytes) : nullptr;

@@ -108,23 +108,6 @@ std::string problem_key(Pass pass, const Array& x, const Array& w, const Array& 
   return key;
 }
 
-// The fastest of three timed runs of `work` (after one untimed), in milliseconds, on the legacy default stream.
-template <typename Work>
-double best_time(int device, const Work& work) {
-  Event start(device, true), end(device, true);
-  work();
-  double best = 0;
-  for (int i = 0; i < 3; ++i) {
-    start.record(nullptr);
-    work();
-    end.record(nullptr);
-    end.synchronize();
-    const double ms = start.elapsed_ms(end);
-    best = i == 0 ? ms : std::min(best, ms);
-  }
-  return best;
-}
-
 }  // namespace
 
 Array convolution_product(const Array& a, const Array& b, const Array* out) {
@@ -166,8 +149,8 @@ bool pointwise_convolution(Pass pass, const Array& x, const Array& w, const Arra
   activate(x.device());
   bool product_wins = true;
   if (cudnn_convolution(pass, x, w, y, p)) {
-    const double ms_product = best_time(x.device(), [&] { run(*product); });
-    const double ms_cudnn = best_time(x.device(), [&] { cudnn_convolution(pass, x, w, y, p); });
+    const double ms_product = gpu_ms_per_call(x.device(), [&] { run(*product); });
+    const double ms_cudnn = gpu_ms_per_call(x.device(), [&] { cudnn_convolution(pass, x, w, y, p); });
     product_wins = ms_product <= ms_cudnn;
   } else {
     run(*product);

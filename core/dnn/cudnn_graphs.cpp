@@ -40,8 +40,6 @@ std::vector<int64_t> vec(const std::array<int64_t, 2>& a) { return {a.begin(), a
 // Benchmark mode skips candidates that need more workspace than this: the pool would have to hold it for
 // every run of the problem.
 constexpr int64_t kCandidateWorkspaceCap = int64_t{1} << 30;
-// Each candidate's time is the best of this many runs, after a warm-up run (which may load its kernels).
-constexpr int kTimedRuns = 3;
 
 using Pointers = std::unordered_map<std::shared_ptr<fe::graph::Tensor_attributes>, void*>;
 
@@ -152,19 +150,16 @@ void choose_fastest(Plan& plan, cudnnHandle_t cudnn, Pointers& pointers, void* w
   double fastest_ms = std::numeric_limits<double>::infinity();
   std::string last_failure;
   for (const Candidate& candidate : plan.candidates) {
-    const auto run = [&] { return plan.graph->execute_plan_at_index(cudnn, pointers, workspace, candidate.index); };
-    fe::error_t status = run();
-    double best_ms = std::numeric_limits<double>::infinity();
-    for (int i = 0; i < kTimedRuns && status.is_good(); ++i) {
-      const double ms = timer([&] { status = run(); });
-      if (status.is_good()) best_ms = std::min(best_ms, ms);
-    }
+    fe::error_t status;
+    const double ms = timer([&] {
+      if (status.is_good()) status = plan.graph->execute_plan_at_index(cudnn, pointers, workspace, candidate.index);
+    });
     if (status.is_bad()) {
       last_failure = status.get_message();
       continue;
     }
-    if (best_ms < fastest_ms) {
-      fastest_ms = best_ms;
+    if (ms < fastest_ms) {
+      fastest_ms = ms;
       fastest = &candidate;
     }
   }

@@ -57,7 +57,8 @@ struct Failure : std::runtime_error {
 };
 
 // The GPU milliseconds that one call of `run` takes on the handle's stream, measured by the caller (this side
-// has no CUDA runtime). What it throws reaches execute()'s caller.
+// has no CUDA runtime), which may call it several times, a warm-up first. What it throws reaches execute()'s
+// caller.
 using GpuTimer = std::function<double(const std::function<void()>& run)>;
 
 // The problem's plan, built on first use (throws Unsupported or Failure); the workspace the next execute()
@@ -65,7 +66,7 @@ using GpuTimer = std::function<double(const std::function<void()>& run)>;
 size_t prepare(const ConvProblem& problem, void* handle);
 // Runs it: the forward pass reads x and w and writes y; DataGradient reads y (dy) and w, writes x (dx);
 // WeightGradient reads y (dy) and x, writes w (dw). In benchmark mode the first run times each candidate on
-// these buffers with `timer` (a warm-up, then the best of a few runs), keeps the fastest for the problem and
+// these buffers with `timer`, keeps the fastest for the problem and
 // leaves its result; a candidate that fails is dropped, and Unsupported comes when none is left.
 void execute(const ConvProblem& problem, void* handle, void* x, void* w, void* y, void* workspace,
              const GpuTimer& timer);

@@ -1,5 +1,6 @@
 #include "runtime/stream.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -94,6 +95,25 @@ float Event::elapsed_ms(const Event& end) const {
   float ms = 0;
   cu::check(cu::driver().cuEventElapsedTime(&ms, handle_, end.handle_), "cuEventElapsedTime");
   return ms;
+}
+
+double gpu_ms_per_call(int device, const std::function<void()>& run) {
+  constexpr double kBurstMs = 0.5;  // long enough that the gaps between launches stop counting
+  constexpr int kMaxCalls = 16, kBursts = 3;
+  Event start(device, true), end(device, true);
+  const auto burst = [&](int calls) {
+    run();
+    start.record(nullptr);
+    for (int i = 0; i < calls; ++i) run();
+    end.record(nullptr);
+    end.synchronize();
+    return static_cast<double>(start.elapsed_ms(end)) / calls;
+  };
+  run();
+  double best = burst(1);
+  const int calls = static_cast<int>(std::clamp(kBurstMs / std::max(best, 1e-3), 1.0, double{kMaxCalls}));
+  for (int i = 1; i < kBursts; ++i) best = std::min(best, burst(calls));
+  return best;
 }
 
 }  // namespace jiasu

@@ -1,6 +1,8 @@
 // Streams and events.
 #pragma once
 
+#include <functional>
+
 #include "runtime/driver.hpp"
 
 namespace jiasu {
@@ -50,5 +52,11 @@ class Event {
   bool timing_;
   bool recorded_ = false;
 };
+
+// The GPU milliseconds one call of `run` takes on the legacy default stream, for benchmark mode's choices: after
+// a warm-up call (which may load kernels), the best of a few bursts of back-to-back calls, each burst queued
+// behind one untimed call so that the GPU is busy while the timed calls are launched. A single timed call would
+// also count the host's launch latency, which favours plans of fewer kernels over faster ones.
+double gpu_ms_per_call(int device, const std::function<void()>& run);
 
 }  // namespace jiasu
