@@ -217,7 +217,7 @@ void bind_runtime(nb::module_& m) {
       });
 
   nb::class_<Event>(m, "Event", "A CUDA event, for ordering streams and timing.")
-      .def("__init__", [](Event* self, bool timing) { new (self) Event(current_device(), timing); },
+      .def("__init__", [](Event* self, bool timing) { new (self) Event(default_device(), timing); },
            nb::arg("timing") = true)
       .def("record", [](Event& e, nb::handle stream) {
         e.record(stream_handle(stream));
@@ -233,7 +233,7 @@ void bind_runtime(nb::module_& m) {
 
   nb::class_<Stream>(m, "Stream", "A CUDA stream.")
       .def("__init__", [](Stream* self, bool non_blocking, int priority) {
-        new (self) Stream(current_device(), non_blocking, priority);
+        new (self) Stream(default_device(), non_blocking, priority);
       }, nb::arg("non_blocking") = false, nb::arg("priority") = 0)
       .def("synchronize", [](const Stream& s) {
         nb::gil_scoped_release unlocked;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "runtime/device.hpp"
+#include "runtime/memory.hpp"
 #include "support/error.hpp"
 #include "support/interrupt.hpp"
 
@@ -41,6 +42,7 @@ void wait_for_stream(cu::CUstream stream) {
 }
 
 Stream::Stream(int device, bool non_blocking, int priority) : device_(device) {
+  if (device == kCpuDevice) return;
   activate(device);
   cu::check(cu::driver().cuStreamCreateWithPriority(&handle_, non_blocking ? cu::kStreamNonBlocking : 0, priority),
             "cuStreamCreateWithPriority");
@@ -51,17 +53,20 @@ Stream::~Stream() {
 }
 
 void Stream::synchronize() const {
+  if (device_ == kCpuDevice) return;
   activate(device_);
   wait_for_stream(handle_);
 }
 
-bool Stream::done() const { return stream_done(handle_); }
+bool Stream::done() const { return device_ == kCpuDevice || stream_done(handle_); }
 
 void Stream::wait(const Event& event) const {
+  if (device_ == kCpuDevice || event.handle() == nullptr) return;
   cu::check(cu::driver().cuStreamWaitEvent(handle_, event.handle(), 0), "cuStreamWaitEvent");
 }
 
 Event::Event(int device, bool timing) : device_(device), timing_(timing) {
+  if (device == kCpuDevice) return;
   activate(device);
   cu::check(cu::driver().cuEventCreate(&handle_, timing ? 0 : cu::kEventDisableTiming), "cuEventCreate");
 }
@@ -71,17 +76,24 @@ Event::~Event() {
 }
 
 void Event::record(cu::CUstream stream) {
+  if (device_ == kCpuDevice) {
+    host_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    recorded_ = true;
+    return;
+  }
   activate(device_);
   cu::check(cu::driver().cuEventRecord(handle_, stream), "cuEventRecord");
   recorded_ = true;
 }
 
 void Event::synchronize() const {
+  if (device_ == kCpuDevice) return;
   activate(device_);
   wait_until([this] { return done(); }, "an event");
 }
 
 bool Event::done() const {
+  if (device_ == kCpuDevice) return true;
   cu::CUresult r = cu::driver().cuEventQuery(handle_);
   if (r == cu::CUDA_ERROR_NOT_READY) return false;
   cu::check(r, "cuEventQuery");
@@ -92,6 +104,9 @@ float Event::elapsed_ms(const Event& end) const {
   if (!timing_ || !end.timing_)
     throw BadValue("elapsed_time needs two events created with timing=True");
   if (!recorded_ || !end.recorded_) throw BadValue("elapsed_time needs two recorded events");
+  if ((device_ == kCpuDevice) != (end.device_ == kCpuDevice))
+    throw BadValue("elapsed_time needs two events of the same backend (the CPU's or a GPU's)");
+  if (device_ == kCpuDevice) return static_cast<float>(end.host_ms_ - host_ms_);
   float ms = 0;
   cu::check(cu::driver().cuEventElapsedTime(&ms, handle_, end.handle_), "cuEventElapsedTime");
   return ms;

@@ -13,6 +13,8 @@ class Event;
 // cuStreamSynchronize does, except that Ctrl-C ends the wait with Interrupted (the work goes on).
 void wait_for_stream(cu::CUstream stream);
 
+// On the CPU device (kCpuDevice) work is done when its call returns: a stream there has no handle and nothing to
+// wait for, and an event records the host clock, so programs that use them run unchanged on the CPU backend.
 class Stream {
  public:
   // A new stream on `device`; non_blocking streams do not synchronize with the legacy default stream.
@@ -51,6 +53,7 @@ class Event {
   int device_;
   bool timing_;
   bool recorded_ = false;
+  double host_ms_ = 0;  // on the CPU device: the host clock when recorded
 };
 
 // The GPU milliseconds one call of `run` takes on the legacy default stream, for benchmark mode's choices: after

@@ -46,7 +46,8 @@ class _Description:
 
 
 def _dtype_name(value):
-    """The dtype name of a NumPy scalar type, a np.dtype instance or ml_dtypes' bfloat16; None otherwise."""
+    """The dtype name of a NumPy scalar type, a np.dtype instance, ml_dtypes' bfloat16 or a Numba scalar type;
+    None otherwise."""
     np = sys.modules.get("numpy")  # a value can only be NumPy's when NumPy is loaded
     if np is None:
         return None
@@ -54,6 +55,11 @@ def _dtype_name(value):
         return np.dtype(value).name
     if isinstance(value, type) and value.__name__ == "bfloat16":
         return "bfloat16"
+    if type(value).__module__.startswith("numba."):  # Numba's scalar types (numba.float32, ...), for Numba-CUDA code
+        try:
+            return np.dtype(str(value)).name
+        except (TypeError, ValueError):  # not a scalar type: array(float32, 1d, C), void, a record, ...
+            return None
     return None
 
 

@@ -152,14 +152,34 @@ def test_devices_streams_and_events(capsys, each_backend):
     assert cuda.pinned_array_like(np.zeros((2, 3), np.int16)).dtype == np.int16
     with pytest.raises(TypeError, match="does not export __cuda_array_interface__"):
         cuda.as_cuda_array(np.zeros(3))
-    if each_backend != "cuda":
-        return
-    assert cuda.select_device(0).id == 0 and cuda.get_current_device().id == 0
+    # Streams and events work on the CPU backend too, where work is done when its call returns.
     s, start, end = cuda.stream(), cuda.event(), cuda.event()
     d = cuda.to_device(np.arange(4.0), stream=s)
     start.record(s)
     add[1, 4, s](d, d, d)
     end.record(s)
     s.synchronize()
+    assert s.done and end.done
     assert start.elapsed_time(end) >= 0
-    np.testing.assert_array_equal(cuda.as_cuda_array(d).copy_to_host(), [0, 2, 4, 6])
+    np.testing.assert_array_equal(d.copy_to_host(stream=s), [0, 2, 4, 6])
+    if each_backend == "cuda":
+        assert cuda.select_device(0).id == 0 and cuda.get_current_device().id == 0
+        np.testing.assert_array_equal(cuda.as_cuda_array(d).copy_to_host(), [0, 2, 4, 6])
+
+
+def test_numba_scalar_types_are_dtypes_in_kernels(each_backend):
+    numba = pytest.importorskip("numba")  # Numba's own type objects, as Numba-CUDA programs name them
+    float32, int16 = numba.float32, numba.types.int16
+
+    @cuda.jit
+    def convert(x, out):
+        i = cuda.grid(1)
+        scratch = cuda.local.array(2, int16)
+        if i < x.size:
+            scratch[0] = int16(x[i])
+            out[i] = float32(scratch[0]) / 2
+
+    x = np.array([3.7, -5.2, 120.9], np.float64)
+    out = cuda.device_array(3, np.float32)
+    convert[1, 32](cuda.to_device(x), out)
+    np.testing.assert_array_equal(out.copy_to_host(), x.astype(np.int16).astype(np.float32) / 2)
