@@ -575,6 +575,8 @@ void bind_kernel(nb::module_& m) {
         self->set_name(std::move(name));
       }, nb::arg("description"), nb::arg("debug") = false)
       .def_prop_ro("name", &KernelFunction::name)
+      .def_prop_ro("py_func", [](const KernelFunction& k) { return k.description.attr("fn"); },
+                   "The Python function the kernel was compiled from (Numba's name for it).")
       .def("specialize", [](KernelFunction& k, nb::args args) {
         std::string key;
         for (size_t i = 0; i < args.size(); ++i) append_type_key(key, args[i], i, k.name());

@@ -110,7 +110,8 @@ std::string builtin_path(const std::string& path) {
       {"numpy.abs", "abs"},           {"numpy.absolute", "abs"},           {"numpy.minimum", "min"},
       {"numpy.maximum", "max"},       {"numpy.arcsin", "math.asin"},       {"numpy.arccos", "math.acos"},
       {"numpy.arctan", "math.atan"},  {"numpy.arctan2", "math.atan2"},     {"numpy.hypot", "math.hypot"},
-      {"numpy.copysign", "math.copysign"}};
+      {"numpy.copysign", "math.copysign"}, {"numpy.arccosh", "math.acosh"},   {"numpy.arcsinh", "math.asinh"},
+      {"numpy.arctanh", "math.atanh"},  {"numpy.nextafter", "math.nextafter"}};
   if (auto it = kAliases.find(path); it != kAliases.end()) return it->second;
   const std::string numpy = "numpy.";
   if (path.compare(0, numpy.size(), numpy) != 0) return path;

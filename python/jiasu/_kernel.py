@@ -96,7 +96,7 @@ class DeviceFunction:
 
     def __init__(self, fn):
         self._description = _Description(fn)
-        self.__wrapped__ = fn
+        self.__wrapped__ = self.py_func = fn  # py_func: Numba's name for it
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
 

@@ -23,6 +23,9 @@ namespace jiasu {
 #undef JIASU_HALF_FloatMath2
 #undef JIASU_MATH_BUILTIN
 #undef JIASU_BUILTIN
+JIASU_HALF_MATH1(tgamma)
+JIASU_HALF_MATH1(degrees)
+JIASU_HALF_MATH1(radians)
 JIASU_FN __half fma_(__half a, __half b, __half c) { return cast<__half>(fma_(widen(a), widen(b), widen(c))); }
 JIASU_FN __nv_bfloat16 fma_(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
   return cast<__nv_bfloat16>(fma_(widen(a), widen(b), widen(c)));

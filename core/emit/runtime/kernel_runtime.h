@@ -110,6 +110,12 @@ JIASU_FN T wrapping_negate(T v) {
 #undef JIASU_MATH_FloatMath2
 #undef JIASU_MATH_BUILTIN
 #undef JIASU_BUILTIN
+JIASU_MATH1(tgamma)  // math.gamma
+// math.degrees and math.radians as CPython computes them: one product with the factor rounded once.
+JIASU_FN double degrees_(double x) { return (180.0 / 3.14159265358979323846) * x; }
+JIASU_FN double radians_(double x) { return (3.14159265358979323846 / 180.0) * x; }
+JIASU_FN float degrees_(float x) { return static_cast<float>(180.0 / 3.14159265358979323846) * x; }
+JIASU_FN float radians_(float x) { return static_cast<float>(3.14159265358979323846 / 180.0) * x; }
 JIASU_FN float fma_(float a, float b, float c) { return ::fmaf(a, b, c); }
 JIASU_FN double fma_(double a, double b, double c) { return ::fma(a, b, c); }
 

@@ -1,5 +1,5 @@
 """Python-written kernels: the math module (every function, on float32 and float64, against float64 NumPy
-references), its constants, jiasu.fma, and the bit intrinsics popc, clz, ffs and brev."""
+references), its constants, jiasu.fma and jiasu.cbrt, and the bit intrinsics popc, clz, ffs and brev."""
 import math
 from fractions import Fraction
 
@@ -154,8 +154,82 @@ def k_fabs(x, out):
         out[i] = math.fabs(x[i])
 
 
+@jiasu.kernel
+def k_exp2(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.exp2(x[i])
+
+
+@jiasu.kernel
+def k_acosh(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.acosh(x[i])
+
+
+@jiasu.kernel
+def k_asinh(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.asinh(x[i])
+
+
+@jiasu.kernel
+def k_atanh(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.atanh(x[i])
+
+
+@jiasu.kernel
+def k_cbrt(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.cbrt(x[i])
+
+
+@jiasu.kernel
+def k_gamma(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.gamma(x[i])
+
+
+@jiasu.kernel
+def k_lgamma(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.lgamma(x[i])
+
+
+@jiasu.kernel
+def k_degrees(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.degrees(x[i])
+
+
+@jiasu.kernel
+def k_radians(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.radians(x[i])
+
+
+@jiasu.kernel
+def k_jiasu_cbrt(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = jiasu.cbrt(x[i])
+
+
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
+_gamma = np.vectorize(math.gamma, otypes=[np.float64])
+_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+_degrees = np.vectorize(math.degrees, otypes=[np.float64])
+_radians = np.vectorize(math.radians, otypes=[np.float64])
 
 # name: (kernel, float64 reference, input range)
 UNARY = {
@@ -178,6 +252,16 @@ UNARY = {
     "erf": (k_erf, _erf, (-3.0, 3.0)),
     "erfc": (k_erfc, _erfc, (-3.0, 3.0)),
     "fabs": (k_fabs, np.abs, (-50.0, 50.0)),
+    "exp2": (k_exp2, np.exp2, (-20.0, 20.0)),
+    "acosh": (k_acosh, np.arccosh, (1.0, 100.0)),
+    "asinh": (k_asinh, np.arcsinh, (-100.0, 100.0)),
+    "atanh": (k_atanh, np.arctanh, (-0.99, 0.99)),
+    "cbrt": (k_cbrt, np.cbrt, (-1e3, 1e3)),
+    "jiasu.cbrt": (k_jiasu_cbrt, np.cbrt, (-1e3, 1e3)),
+    "gamma": (k_gamma, _gamma, (0.1, 10.0)),
+    "lgamma": (k_lgamma, _lgamma, (0.1, 30.0)),
+    "degrees": (k_degrees, _degrees, (-10.0, 10.0)),
+    "radians": (k_radians, _radians, (-720.0, 720.0)),
 }
 
 
@@ -238,6 +322,23 @@ def k_hypot(y, x, out):
         out[i] = math.hypot(y[i], x[i])
 
 
+@jiasu.kernel
+def k_remainder(y, x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.remainder(y[i], x[i])
+
+
+@jiasu.kernel
+def k_nextafter(y, x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = math.nextafter(y[i], x[i])
+
+
+_remainder = np.vectorize(math.remainder, otypes=[np.float64])
+
+
 # name: (kernel, float64 reference, first argument's range, second argument's range)
 BINARY = {
     "atan2": (k_atan2, np.arctan2, (-10.0, 10.0), (-10.0, 10.0)),
@@ -245,6 +346,8 @@ BINARY = {
     "fmod": (k_fmod, np.fmod, (-100.0, 100.0), (-7.0, 7.0)),
     "copysign": (k_copysign, np.copysign, (-50.0, 50.0), (-1.0, 1.0)),
     "hypot": (k_hypot, np.hypot, (-1e3, 1e3), (-1e3, 1e3)),
+    "remainder": (k_remainder, _remainder, (-100.0, 100.0), (-7.0, 7.0)),
+    "nextafter": (k_nextafter, np.nextafter, (-100.0, 100.0), (-100.0, 100.0)),
 }
 
 
@@ -260,8 +363,9 @@ def test_math_binary(rng, name, dtype):
     assert got.dtype == np.dtype(dtype)
     assert_rel(got, reference(y.astype(np.float64), x.astype(np.float64)), MATH_TOL[np.dtype(dtype)],
                f"math.{name}")
-    if name in ("fmod", "copysign"):  # exact operations
-        assert_same(got, reference(y, x).astype(dtype), f"math.{name} (exact)")
+    if name in ("fmod", "copysign", "remainder", "nextafter"):  # exact operations, in the argument's precision
+        exact = np.nextafter(y, x) if name == "nextafter" else reference(y, x).astype(dtype)
+        assert_same(got, exact, f"math.{name} (exact)")
 
 
 # ---------------------------------------------------------------- floor, ceil, trunc, predicates, constants
