@@ -112,6 +112,10 @@ inline T atomic_sub(T* p, T v) {
 // max/min keep Python's max(old, v) (v only when strictly larger, so a stored nan stays).
 template <typename T> inline T atomic_max(T* p, T v) { return atomic_update(p, [v](T old) { return max_(old, v); }); }
 template <typename T> inline T atomic_min(T* p, T v) { return atomic_update(p, [v](T old) { return min_(old, v); }); }
+template <typename T>
+inline T atomic_nanmax(T* p, T v) { return atomic_update(p, [v](T old) { return nanmax_(old, v); }); }
+template <typename T>
+inline T atomic_nanmin(T* p, T v) { return atomic_update(p, [v](T old) { return nanmin_(old, v); }); }
 template <typename T> inline T atomic_and(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
 template <typename T> inline T atomic_or(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 template <typename T> inline T atomic_xor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }

@@ -90,6 +90,10 @@ JIASU_ATOMIC_NATIVE(atomic_xor, atomicXor)
 
 template <typename T> JIASU_FN T atomic_max(T* p, T v) { return atomic_update(p, [v](T old) { return max_(old, v); }); }
 template <typename T> JIASU_FN T atomic_min(T* p, T v) { return atomic_update(p, [v](T old) { return min_(old, v); }); }
+template <typename T>
+JIASU_FN T atomic_nanmax(T* p, T v) { return atomic_update(p, [v](T old) { return nanmax_(old, v); }); }
+template <typename T>
+JIASU_FN T atomic_nanmin(T* p, T v) { return atomic_update(p, [v](T old) { return nanmin_(old, v); }); }
 
 JIASU_FN int atomic_exch(int* p, int v) { return atomicExch(p, v); }
 JIASU_FN unsigned atomic_exch(unsigned* p, unsigned v) { return atomicExch(p, v); }

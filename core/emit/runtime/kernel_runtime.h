@@ -252,6 +252,11 @@ JIASU_FN T rshift(T a, T b) {
 // ---- Python builtins
 template <typename T> JIASU_FN T min_(T a, T b) { return widen(b) < widen(a) ? b : a; }
 template <typename T> JIASU_FN T max_(T a, T b) { return widen(b) > widen(a) ? b : a; }
+// NumPy's fmax/fmin (Numba's atomic.nanmax/nanmin): a nan is a missing value, so the other operand wins.
+template <typename T>
+JIASU_FN T nanmax_(T a, T b) { return widen(a) != widen(a) ? b : widen(b) != widen(b) ? a : max_(a, b); }
+template <typename T>
+JIASU_FN T nanmin_(T a, T b) { return widen(a) != widen(a) ? b : widen(b) != widen(b) ? a : min_(a, b); }
 
 template <typename T>
 JIASU_FN T abs_(T x) {

@@ -190,6 +190,31 @@ def test_atomic_max_min(rng, dtype, op):
             assert (olds[:, b] >= expected[b]).all() and (olds[:, b] <= init[b]).all()
 
 
+@jiasu.kernel
+def nan_extremes_into_bins(x, maxes, mins):
+    i = jiasu.grid(1)
+    if i < x.size:
+        jiasu.atomic.nanmax(maxes, i % maxes.size, x[i])
+        jiasu.atomic.nanmin(mins, i % mins.size, x[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint64], ids=param_id)
+def test_atomic_nanmax_nanmin_treat_nan_as_missing(rng, dtype):
+    # NumPy's fmax/fmin: a nan stored or given loses to the other value; only nans everywhere leave a nan.
+    nbins, n = 8, 40_000
+    x = _extremes_data(rng, dtype, n)
+    start = _extremes_data(rng, dtype, nbins)
+    if np.issubdtype(np.dtype(dtype), np.floating):
+        x[rng.random(n) < 0.3] = np.nan
+        x[np.arange(n) % nbins == 5] = np.nan  # bin 5 sees only nans
+        start[[1, 5]] = np.nan  # bins that start with a nan
+    maxes, mins = jiasu.asarray(start), jiasu.asarray(start.copy())
+    nan_extremes_into_bins[blocks_for(n, 256), 256](jiasu.asarray(x), maxes, mins)
+    per_bin = x.reshape(-1, nbins)
+    assert_same(maxes, np.fmax(start, np.fmax.reduce(per_bin, axis=0)))
+    assert_same(mins, np.fmin(start, np.fmin.reduce(per_bin, axis=0)))
+
+
 # ---------------------------------------------------------------- and_, or_, xor
 
 
