@@ -577,6 +577,8 @@ void bind_kernel(nb::module_& m) {
       .def_prop_ro("name", &KernelFunction::name)
       .def_prop_ro("py_func", [](const KernelFunction& k) { return k.description.attr("fn"); },
                    "The Python function the kernel was compiled from (Numba's name for it).")
+      .def_prop_ro("_description", [](const KernelFunction& k) { return k.description; },
+                   "What the front end reads of the function (a kernel called from a kernel is a device function).")
       .def("specialize", [](KernelFunction& k, nb::args args) {
         std::string key;
         for (size_t i = 0; i < args.size(); ++i) append_type_key(key, args[i], i, k.name());

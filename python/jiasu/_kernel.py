@@ -77,7 +77,7 @@ def _describe(value):
             return ("module", "jiasu")
         return ("module", value.__name__) if value.__name__ in ("math", "numpy", "jiasu") else (
             "unsupported", f"module {value.__name__}")
-    if isinstance(value, DeviceFunction):
+    if isinstance(value, (DeviceFunction, _core.KernelFunction)):  # a kernel called from a kernel, as Numba allows
         return ("function", value._description)
     name = _dtype_name(value)  # NumPy 2's dtype instances are of classes such as Float32DType
     if name:

@@ -183,3 +183,25 @@ def test_numba_scalar_types_are_dtypes_in_kernels(each_backend):
     out = cuda.device_array(3, np.float32)
     convert[1, 32](cuda.to_device(x), out)
     np.testing.assert_array_equal(out.copy_to_host(), x.astype(np.int16).astype(np.float32) / 2)
+
+
+@cuda.jit
+def _mark(out, i, value):
+    out[i] = value
+
+
+@cuda.jit
+def _mark_all(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        _mark(out, i, i * 3)  # a kernel called from a kernel runs as a device function, as in Numba
+
+
+def test_a_kernel_called_from_a_kernel_and_py_func(each_backend):
+    out = cuda.device_array(37, np.int64)
+    _mark_all[2, 32](out)
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(37) * 3)
+    assert _mark_all.py_func.__name__ == "_mark_all" and callable(_mark.py_func)
+    ref = np.zeros(2, np.int64)
+    _mark.py_func(ref, 1, 5)  # the plain Python function
+    np.testing.assert_array_equal(ref, [0, 5])
