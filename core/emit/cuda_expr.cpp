@@ -562,6 +562,8 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
     case BuiltinRule::FloatToInt64: case BuiltinRule::FloatPredicate: case BuiltinRule::BitCount:
     case BuiltinRule::SameInteger1:  // the runtime overloads on the argument's own type
       return f + "(" + expr(arg(0)) + ")";
+    case BuiltinRule::FloatCompare2:  // idem, on both arguments' own types
+      return f + "(" + expr(arg(0)) + ", " + expr(arg(1)) + ")";
     case BuiltinRule::GridN:
       if (e.type.is_scalar()) return grid_axis(e, 0);
       return tuple_value(Value{"", e.type, &e}, e.type);

@@ -13,7 +13,7 @@ namespace jiasu::fe {
 // The rules by which check() types a builtin's uses (the `rule` column of builtins.def).
 enum class BuiltinRule : uint8_t {
   Range, Len, MinMax, SameNumeric1, Round, CastInt64, CastFloat64, CastBool,
-  FloatMath1, FloatMath2, FloatMath3, FloatToInt64, FloatPredicate, ConstPi, ConstE, ConstInf, ConstNan,
+  FloatMath1, FloatMath2, FloatMath3, FloatToInt64, FloatPredicate, FloatCompare2, ConstPi, ConstE, ConstInf, ConstNan,
   GridN, IndexValue, Void0, SyncPredicateInt, SyncPredicateBool, SyncWarp, NewArray,
   Atomic, AtomicInt, AtomicUnsigned, AtomicCas, Shuffle, VoteBallot, VoteBool, Mask0, BitCount, SameInteger1,
 };

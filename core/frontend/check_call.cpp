@@ -148,6 +148,9 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
     case BuiltinRule::FloatPredicate:
       number(*arguments(e, 1, 1)[0], name);
       return Type::scalar(DType::Bool);
+    case BuiltinRule::FloatCompare2:
+      for (Expr* a : arguments(e, 2, 2)) number(*a, name);
+      return Type::scalar(DType::Bool);
     case BuiltinRule::GridN: {
       Expr& arg = *arguments(e, 1, 1)[0];
       auto n = constant_int(arg);

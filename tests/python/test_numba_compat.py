@@ -205,3 +205,49 @@ def test_a_kernel_called_from_a_kernel_and_py_func(each_backend):
     ref = np.zeros(2, np.int64)
     _mark.py_func(ref, 1, 5)  # the plain Python function
     np.testing.assert_array_equal(ref, [0, 5])
+
+
+@cuda.jit
+def _fp16_all(a, b, c, out, flags):
+    i = cuda.grid(1)
+    if i < a.size:
+        x, y, z = a[i], b[i], c[i]
+        out[i, 0] = cuda.fp16.hadd(x, y)
+        out[i, 1] = cuda.fp16.hsub(x, y)
+        out[i, 2] = cuda.fp16.hmul(x, y)
+        out[i, 3] = cuda.fp16.hdiv(x, y)
+        out[i, 4] = cuda.fp16.hfma(x, y, z)
+        out[i, 5] = cuda.fp16.hneg(x)
+        out[i, 6] = cuda.fp16.habs(x)
+        out[i, 7] = cuda.fp16.hmax(x, y)
+        out[i, 8] = cuda.fp16.hmin(x, y)
+        out[i, 9] = cuda.fp16.hsqrt(cuda.fp16.habs(x))
+        out[i, 10] = cuda.fp16.hexp10(z)
+        out[i, 11] = cuda.fp16.hfloor(x)
+        out[i, 12] = cuda.fp16.hrcp(y)
+        out[i, 13] = cuda.fp16.hsin(x)
+        out[i, 14] = cuda.fp16.hrint(x)
+        flags[i, 0] = cuda.fp16.hlt(x, y)
+        flags[i, 1] = cuda.fp16.heq(x, x)
+        flags[i, 2] = cuda.fp16.hne(x, y)
+        flags[i, 3] = cuda.fp16.hge(x, y)
+
+
+def test_fp16_functions_match_numpy_float16(each_backend):
+    rng = np.random.default_rng(7)
+    n = 1000
+    a = rng.uniform(-4, 4, n).astype(np.float16)
+    b = rng.uniform(0.5, 4, n).astype(np.float16)
+    c = rng.uniform(-1, 1, n).astype(np.float16)
+    a[:5] = np.nan  # hmax/hmin return the other operand; the comparisons are false
+    out, flags = cuda.device_array((n, 15), np.float16), cuda.device_array((n, 4), np.bool_)
+    _fp16_all[8, 128](cuda.to_device(a), cuda.to_device(b), cuda.to_device(c), out, flags)
+    out, flags = out.copy_to_host(), flags.copy_to_host()
+    f = np.float64
+    expected = [a + b, a - b, a * b, a / b, f(a) * f(b) + f(c), -a, np.abs(a), np.fmax(a, b), np.fmin(a, b),
+                np.sqrt(np.abs(a)), 10.0 ** f(c), np.floor(a), 1 / f(b), np.sin(f(a)), np.rint(a)]
+    for column, reference in enumerate(expected):
+        np.testing.assert_allclose(out[:, column].astype(f), np.asarray(reference, f), rtol=1e-3, atol=1e-3,
+                                   err_msg=f"column {column}")
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(flags, np.stack([a < b, a == a, (a < b) | (a > b), a >= b], axis=1))
