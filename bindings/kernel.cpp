@@ -7,6 +7,7 @@
 #include <deque>
 
 #include "common.hpp"
+#include "frontend/check.hpp"
 #include "program/launch.hpp"
 #include "program/python_kernel.hpp"
 #include "program/signature.hpp"
@@ -561,6 +562,14 @@ nb::dict per_signature(KernelFunction& k, const std::function<nb::object(Special
 }  // namespace
 
 void bind_kernel(nb::module_& m) {
+  m.def("kernel_names", [] {
+    nb::list names;
+    for (int i = 0; i < fe::builtin_count(); ++i) {
+      const std::string path = fe::builtin(i).path;
+      if (path.rfind("jiasu.", 0) == 0) names.append(path);
+    }
+    return names;
+  }, "The kernel language's jiasu.* names (jiasu.grid, jiasu.threadIdx.x, jiasu.atomic.add, ...).");
   m.def("_unregister_host_memory", [](uintptr_t address) { unregister_host_memory(reinterpret_cast<void*>(address)); },
         "Undo the page-locking of a reused NumPy argument (called when the array is collected).");
   config_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&config_spec));

@@ -78,6 +78,12 @@ _NUMPY_TYPES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "
                 "float32", "float64", "complex64", "complex128")
 
 
+def _kernel_names():
+    from ._intrinsics import NAMES  # jiasu.grid, jiasu.atomic, ...: imported on first use
+
+    return NAMES
+
+
 def __getattr__(name):
     # The scalar types are NumPy's (bfloat16 is ml_dtypes'), imported on first use to keep import fast.
     if name in _NUMPY_TYPES:
@@ -86,6 +92,8 @@ def __getattr__(name):
     elif name == "bfloat16":
         import ml_dtypes
         value = ml_dtypes.bfloat16
+    elif name in _kernel_names():
+        value = _kernel_names()[name]
     else:
         raise AttributeError(f"module 'jiasu' has no attribute {name!r}")
     globals()[name] = value  # found once: later lookups skip this function

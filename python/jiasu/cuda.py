@@ -131,6 +131,8 @@ def __getattr__(name):
     if name in _TYPE_NAMES or name in _ALIASES:
         import numpy as np
         value = getattr(np, _ALIASES.get(name, name))
+    elif name in _jiasu._kernel_names():  # cuda.grid, cuda.atomic, cuda.fp16, ...: the kernel language's names
+        value = _jiasu._kernel_names()[name]
     elif name == "gpus":
         value = _jiasu.devices()
         return value  # not kept: devices may come and go with CUDA_VISIBLE_DEVICES in subprocesses

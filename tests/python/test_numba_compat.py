@@ -251,3 +251,17 @@ def test_fp16_functions_match_numpy_float16(each_backend):
                                    err_msg=f"column {column}")
     with np.errstate(invalid="ignore"):
         np.testing.assert_array_equal(flags, np.stack([a < b, a == a, (a < b) | (a > b), a >= b], axis=1))
+
+
+def test_kernel_names_exist_on_the_host_and_say_where_they_work():
+    # Every jiasu.* name of the front end's builtin table is a Python object; cuda.X is the same object.
+    assert cuda.grid is jiasu.grid and cuda.atomic.add is jiasu.atomic.add and cuda.fp16.hfma is jiasu.fp16.hfma
+    assert set(dir(jiasu.threadIdx)) == {"x", "y", "z"} and "nanmax" in dir(cuda.atomic)
+    assert "kernel language" in jiasu.shared.array.__doc__
+    for name in (jiasu.grid, cuda.syncthreads, cuda.threadIdx.x, jiasu.atomic):
+        with pytest.raises(TypeError, match="works inside kernels only"):
+            name(1)
+    with pytest.raises(AttributeError, match="jiasu.threadIdx has no kernel name 'w'"):
+        jiasu.threadIdx.w
+    with pytest.raises(AttributeError):
+        jiasu.no_such_name
