@@ -89,7 +89,8 @@ FunctionEmitter::FunctionEmitter(const Target& target, const fe::Function& fn, c
 
 std::string FunctionEmitter::emit() {
   std::string params = target_.context_param;
-  for (const fe::Param& p : fn_.params) params += (params.empty() ? "" : ", ") + c_type(p.type) + " " + user_name(p.name);
+  for (const fe::Param& p : fn_.params)
+    if (!p.compile_time) params += (params.empty() ? "" : ", ") + c_type(p.type) + " " + user_name(p.name);
   std::string name = function_name(fn_);
   if (fn_.is_kernel && !target_.kernel_name.empty()) name = target_.kernel_name;
   std::string signature = fn_.is_kernel ? target_.kernel_prefix + name

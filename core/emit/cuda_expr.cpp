@@ -519,7 +519,8 @@ std::string FunctionEmitter::call(const Expr& e) {
     case Meaning::DeviceFunction: {
       std::vector<std::string> args;
       if (!target_.context_arg.empty()) args.push_back(target_.context_arg);
-      for (size_t i = 1; i < e.args.size(); ++i) args.push_back(expr_as(*e.args[i], e.callee->params[i - 1].type));
+      for (size_t i = 1; i < e.args.size(); ++i)
+        if (!e.callee->params[i - 1].compile_time) args.push_back(expr_as(*e.args[i], e.callee->params[i - 1].type));
       return e.callee->mangled_name + "(" + join(args) + ")";
     }
     case Meaning::Builtin:

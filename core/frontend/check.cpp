@@ -113,7 +113,11 @@ void Checker::run(const std::vector<Type>& param_types, bool is_kernel) {
   for (size_t i = 0; i < fn_.params.size(); ++i) {
     Param& p = fn_.params[i];
     p.type = param_types[i];
-    variables_[p.name] = Variable{p.type, p.loc, static_cast<int>(i), {}};
+    p.compile_time = p.type.kind == TypeKind::DType || p.type.kind == TypeKind::Function;
+    if (p.compile_time)
+      compile_time_params_[p.name] = p.type;
+    else
+      variables_[p.name] = Variable{p.type, p.loc, static_cast<int>(i), {}};
   }
   collect_assigned(fn_.body, assigned_);
   check_definite_assignment(source_.source, fn_, assigned_);

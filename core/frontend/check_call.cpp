@@ -369,10 +369,14 @@ Type Checker::call_device(Expr& e) {
   std::string key = source->identity + "(";
   for (size_t i = 1; i < e.args.size(); ++i) {
     const Type& type = visit(*e.args[i]);
-    if (!is_number(type) && type.kind != TypeKind::Array)
+    const Meaning meaning = e.args[i]->meaning;
+    // A dtype or a builtin function is bound at compile time: part of the specialisation's key.
+    const bool compile_time = (type.kind == TypeKind::DType && meaning == Meaning::DTypeValue) ||
+                              (type.kind == TypeKind::Function && meaning == Meaning::Builtin);
+    if (!is_number(type) && type.kind != TypeKind::Array && !compile_time)
       fail(start_of(*e.args[i]), "cannot pass " + to_string(type) + " to device function '" + callee.name +
-                                     "': pass numbers or arrays");
-    types.push_back(committed(type));  // a parameter is a variable: a literal argument commits
+                                     "': pass numbers, arrays, dtypes or builtin functions");
+    types.push_back(compile_time ? type : committed(type));  // a parameter is a variable: a literal commits
     key += (i > 1 ? ", " : "") + to_string(types.back());
   }
   key += ")";

@@ -69,6 +69,17 @@ Type Checker::visit_kind(Expr& e) {
 }
 
 Type Checker::visit_name(Expr& e) {
+  if (auto bound = compile_time_params_.find(e.name); bound != compile_time_params_.end()) {
+    if (assigned_.count(e.name)) fail(e.loc, "parameter '" + e.name + "' holds a " + to_string(bound->second) +
+                                                 ", which is fixed when the call is compiled: it cannot be assigned");
+    if (bound->second.kind == TypeKind::DType) {
+      e.meaning = Meaning::DTypeValue;
+    } else {
+      e.meaning = Meaning::Builtin;
+      e.builtin = find_builtin(bound->second.name);
+    }
+    return bound->second;
+  }
   auto it = variables_.find(e.name);
   if (it != variables_.end()) {
     e.meaning = Meaning::Local;

@@ -137,6 +137,7 @@ class Checker {
   const FunctionSource& source_;
   Function& fn_;
   std::map<std::string, Variable> variables_;   // parameters and locals assigned so far
+  std::map<std::string, Type> compile_time_params_;  // dtype and builtin function parameters (Param::compile_time)
   std::set<std::string> assigned_;              // every name the function assigns somewhere
   std::map<std::string, GlobalValue> globals_;  // the resolver's answers, asked once per name
   std::map<const Expr*, std::vector<int64_t>> new_array_shapes_;  // shared/local.array() calls

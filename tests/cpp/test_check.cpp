@@ -811,7 +811,8 @@ INSTANTIATE_TEST_SUITE_P(DeviceFunctions, CheckError, ::testing::Values(
     ErrorCase{"UnknownKeyword", "def k(a):\n    a[0] = twice(y=1)\n", kF32Array,
               "twice() got an unexpected keyword argument 'y'", 2, 20},
     ErrorCase{"TupleArgument", "def k(a):\n    a[0] = twice(a.shape)\n", kF32Array,
-              "cannot pass tuple(int64) to device function 'twice': pass numbers or arrays", 2, 18}));
+              "cannot pass tuple(int64) to device function 'twice': pass numbers, arrays, dtypes or builtin "
+              "functions", 2, 18}));
 
 TEST(CheckLocation, MessagesPointIntoTheUsersFile) {
   TestModule module;

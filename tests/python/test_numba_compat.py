@@ -265,3 +265,51 @@ def test_kernel_names_exist_on_the_host_and_say_where_they_work():
         jiasu.threadIdx.w
     with pytest.raises(AttributeError):
         jiasu.no_such_name
+
+
+@cuda.jit(device=True)
+def _bump_in_shared(ary, op, dtype):
+    scratch = cuda.shared.array(32, dtype)
+    t = cuda.threadIdx.x
+    scratch[t] = ary[t]
+    cuda.syncthreads()
+    op(scratch, t % 4, dtype(t))  # dtype(t): a cast to the bound dtype
+    cuda.syncthreads()
+    ary[t] = scratch[t]
+
+
+@cuda.jit
+def _bump_add_uint32(ary):
+    _bump_in_shared(ary, cuda.atomic.add, np.uint32)
+
+
+@cuda.jit
+def _bump_max_float64(ary):
+    _bump_in_shared(ary, cuda.atomic.max, np.float64)
+
+
+@cuda.jit(device=True)
+def _rebinds_dtype(x, dtype):
+    dtype = 2
+    return x * dtype
+
+
+@cuda.jit
+def _calls_rebinds(out):
+    out[0] = _rebinds_dtype(out[0], np.int32)
+
+
+def test_dtypes_and_builtins_passed_to_device_functions(each_backend):
+    # Numba lets a device function take a dtype or an intrinsic; each distinct one is its own specialisation.
+    a = cuda.to_device(np.full(32, 5, np.uint32))
+    _bump_add_uint32[1, 32](a)
+    lanes = np.arange(32)
+    expected = np.full(32, 5, np.uint64)
+    np.add.at(expected, lanes % 4, lanes)
+    np.testing.assert_array_equal(a.copy_to_host(), np.where(lanes < 4, expected, 5).astype(np.uint32))
+    b = cuda.to_device(np.zeros(32))
+    _bump_max_float64[1, 32](b)
+    np.testing.assert_array_equal(b.copy_to_host()[:4], [28.0, 29.0, 30.0, 31.0])
+    np.testing.assert_array_equal(b.copy_to_host()[4:], 0.0)
+    with pytest.raises(jiasu.CompileError, match="parameter 'dtype' holds a dtype\\(int32\\).*cannot be assigned"):
+        _calls_rebinds[1, 1](cuda.device_array(1, np.int64))
