@@ -108,12 +108,14 @@ void collect_assigned(const std::vector<StmtPtr>& body, std::set<std::string>& n
 
 }  // namespace
 
-void Checker::run(const std::vector<Type>& param_types, bool is_kernel) {
+void Checker::run(const std::vector<Type>& param_types, bool is_kernel,
+                  const std::vector<std::shared_ptr<const FunctionSource>>& functions) {
   fn_.is_kernel = is_kernel;
   for (size_t i = 0; i < fn_.params.size(); ++i) {
     Param& p = fn_.params[i];
     p.type = param_types[i];
     p.compile_time = p.type.kind == TypeKind::DType || p.type.kind == TypeKind::Function;
+    if (i < functions.size() && functions[i]) bound_functions_[p.name] = functions[i];
     if (p.compile_time)
       compile_time_params_[p.name] = p.type;
     else
@@ -217,9 +219,7 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
       fail(target.loc, "cannot assign " + to_string(value) + " to '" + target.name +
                            "': arrays cannot be copied or aliased; only " + jiasu_code("shared.array(...)") + " and " +
                            jiasu_code("local.array(...)") + " can be assigned to a variable" + jiasu_import_note());
-    bool tuple_of_numbers = value.kind == TypeKind::Tuple;
-    for (const Type& item : value.items) tuple_of_numbers &= is_number(item) || item.kind == TypeKind::Tuple;
-    if (!is_number(value) && !tuple_of_numbers && !new_array)
+    if (!is_number(value) && !is_number_tuple(value) && !new_array)
       fail(target.loc, "cannot assign " + (value.kind == TypeKind::Void ? std::string("a call that returns nothing") : to_string(value)) +
                            " to '" + target.name + "': variables hold numbers, tuples of numbers and shared/local arrays");
     Type type = committed(value);

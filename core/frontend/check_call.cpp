@@ -329,9 +329,14 @@ Type Checker::atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args) 
 }
 
 // A @jiasu.func call: parse its source, type it for these argument types (or reuse that specialisation).
+std::shared_ptr<const FunctionSource> Checker::device_source(const std::string& name) {
+  auto bound = bound_functions_.find(name);
+  return bound != bound_functions_.end() ? bound->second : global(name).function;
+}
+
 Type Checker::call_device(Expr& e) {
   Expr& callee = *e.args[0];
-  std::shared_ptr<const FunctionSource> source = global(callee.name).function;
+  std::shared_ptr<const FunctionSource> source = device_source(callee.name);
   if (!source) fail(start_of(callee), "'" + callee.name + "' has no source to compile");
   if (std::find(session_.active.begin(), session_.active.end(), source->identity) != session_.active.end())
     fail(start_of(e), "recursive call to '" + callee.name + "': recursion is not supported in kernels");
@@ -366,18 +371,23 @@ Type Checker::call_device(Expr& e) {
                           std::to_string(e.args.size() - 1 + e.keywords.size()) + " given)");
 
   std::vector<Type> types;
+  std::vector<std::shared_ptr<const FunctionSource>> functions;
   std::string key = source->identity + "(";
   for (size_t i = 1; i < e.args.size(); ++i) {
     const Type& type = visit(*e.args[i]);
     const Meaning meaning = e.args[i]->meaning;
-    // A dtype or a builtin function is bound at compile time: part of the specialisation's key.
+    // A dtype, a builtin or a device function is bound at compile time: part of the specialisation's key.
+    std::shared_ptr<const FunctionSource> function;
+    if (type.kind == TypeKind::Function && meaning == Meaning::DeviceFunction && e.args[i]->kind == ExprKind::Name)
+      function = device_source(e.args[i]->name);
+    functions.push_back(function);
     const bool compile_time = (type.kind == TypeKind::DType && meaning == Meaning::DTypeValue) ||
-                              (type.kind == TypeKind::Function && meaning == Meaning::Builtin);
-    if (!is_number(type) && type.kind != TypeKind::Array && !compile_time)
+                              (type.kind == TypeKind::Function && meaning == Meaning::Builtin) || function;
+    if (!is_number(type) && type.kind != TypeKind::Array && !is_number_tuple(type) && !compile_time)
       fail(start_of(*e.args[i]), "cannot pass " + to_string(type) + " to device function '" + callee.name +
-                                     "': pass numbers, arrays, dtypes or builtin functions");
+                                     "': pass numbers, tuples of numbers, arrays, dtypes or functions");
     types.push_back(compile_time ? type : committed(type));  // a parameter is a variable: a literal commits
-    key += (i > 1 ? ", " : "") + to_string(types.back());
+    key += (i > 1 ? ", " : "") + (function ? "function@" + function->identity : to_string(types.back()));
   }
   key += ")";
 
@@ -387,7 +397,7 @@ Type Checker::call_device(Expr& e) {
     target = memo->second;
   } else {
     session_.active.push_back(source->identity);
-    Checker(session_, *source, *fn).run(types, false);
+    Checker(session_, *source, *fn).run(types, false, functions);
     session_.active.pop_back();
     fn->mangled_name = "jiasu_fn_" + fn->name + "_" + std::to_string(session_.program.functions.size());
     target = fn.get();

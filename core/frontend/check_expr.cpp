@@ -74,6 +74,8 @@ Type Checker::visit_name(Expr& e) {
                                                  ", which is fixed when the call is compiled: it cannot be assigned");
     if (bound->second.kind == TypeKind::DType) {
       e.meaning = Meaning::DTypeValue;
+    } else if (bound_functions_.count(e.name)) {
+      e.meaning = Meaning::DeviceFunction;
     } else {
       e.meaning = Meaning::Builtin;
       e.builtin = find_builtin(bound->second.name);

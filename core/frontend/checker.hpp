@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,6 +20,7 @@ namespace jiasu::fe::checking {
 
 // Type rules (promote.cpp)
 bool is_number(const Type& t);  // a bool, integer or float scalar
+bool is_number_tuple(const Type& t);  // a tuple of numbers and of such tuples
 bool is_bool(const Type& t);
 Type type_of_kind(TypeKind kind);  // Void, Range, DType, Function: types without parameters
 Type committed(Type t);                                  // literals made concrete: weak int -> int64
@@ -73,7 +75,9 @@ class Checker {
  public:
   Checker(Session& session, const FunctionSource& source, Function& fn)
       : session_(session), source_(source), fn_(fn) {}
-  void run(const std::vector<Type>& param_types, bool is_kernel);  // one type per parameter
+  // One type per parameter; `functions`: for a parameter bound to a device function, its source (else null).
+  void run(const std::vector<Type>& param_types, bool is_kernel,
+           const std::vector<std::shared_ptr<const FunctionSource>>& functions = {});
 
  private:
   [[noreturn]] void fail(SourceLoc loc, const std::string& message) const {
@@ -125,6 +129,7 @@ class Checker {
   Type visit_call(Expr& e);
   Type cast(Expr& e, DType dtype);
   Type call_device(Expr& e);
+  std::shared_ptr<const FunctionSource> device_source(const std::string& name);  // null: not a device function
   Type call_builtin(Expr& e, const Builtin& b);
   Type new_array(Expr& e, const Builtin& b);
   void add_array_bytes(bool shared, int64_t bytes, SourceLoc where);
@@ -137,7 +142,8 @@ class Checker {
   const FunctionSource& source_;
   Function& fn_;
   std::map<std::string, Variable> variables_;   // parameters and locals assigned so far
-  std::map<std::string, Type> compile_time_params_;  // dtype and builtin function parameters (Param::compile_time)
+  std::map<std::string, Type> compile_time_params_;  // dtype and function parameters (Param::compile_time)
+  std::map<std::string, std::shared_ptr<const FunctionSource>> bound_functions_;  // those bound to device functions
   std::set<std::string> assigned_;              // every name the function assigns somewhere
   std::map<std::string, GlobalValue> globals_;  // the resolver's answers, asked once per name
   std::map<const Expr*, std::vector<int64_t>> new_array_shapes_;  // shared/local.array() calls

@@ -53,6 +53,13 @@ int find_builtin(const std::string& path) {
 namespace jiasu::fe::checking {
 
 bool is_number(const Type& t) { return t.is_scalar() && info(t.dtype).kind != DTypeKind::Complex; }
+
+bool is_number_tuple(const Type& t) {
+  if (t.kind != TypeKind::Tuple) return false;
+  for (const Type& item : t.items)
+    if (!is_number(item) && !is_number_tuple(item)) return false;
+  return true;
+}
 bool is_bool(const Type& t) { return t.is_scalar() && t.dtype == DType::Bool; }
 
 Type type_of_kind(TypeKind kind) {

@@ -810,9 +810,9 @@ INSTANTIATE_TEST_SUITE_P(DeviceFunctions, CheckError, ::testing::Values(
     ErrorCase{"ArgumentCount", "def k(a):\n    a[0] = twice(1, 2)\n", kF32Array, "twice() takes 1 argument (2 given)", 2, 12},
     ErrorCase{"UnknownKeyword", "def k(a):\n    a[0] = twice(y=1)\n", kF32Array,
               "twice() got an unexpected keyword argument 'y'", 2, 20},
-    ErrorCase{"TupleArgument", "def k(a):\n    a[0] = twice(a.shape)\n", kF32Array,
-              "cannot pass tuple(int64) to device function 'twice': pass numbers, arrays, dtypes or builtin "
-              "functions", 2, 18}));
+    ErrorCase{"ModuleArgument", "def k(a):\n    a[0] = twice(math)\n", kF32Array,
+              "cannot pass module(math) to device function 'twice': pass numbers, tuples of numbers, arrays, dtypes "
+              "or functions", 2, 18}));
 
 TEST(CheckLocation, MessagesPointIntoTheUsersFile) {
   TestModule module;

@@ -313,3 +313,44 @@ def test_dtypes_and_builtins_passed_to_device_functions(each_backend):
     np.testing.assert_array_equal(b.copy_to_host()[4:], 0.0)
     with pytest.raises(jiasu.CompileError, match="parameter 'dtype' holds a dtype\\(int32\\).*cannot be assigned"):
         _calls_rebinds[1, 1](cuda.device_array(1, np.int64))
+
+
+@cuda.jit(device=True)
+def _square(x):
+    return x * x
+
+
+@cuda.jit(device=True)
+def _negate(x):
+    return -x
+
+
+@cuda.jit(device=True)
+def _apply(f, x):
+    return f(x)
+
+
+@cuda.jit(device=True)
+def _compose(f, g, x):
+    return _apply(f, _apply(g, x))  # a bound function passed on
+
+
+@cuda.jit(device=True)
+def _at(a, ij):
+    i, j = ij
+    return a[i, j] + ij[1]
+
+
+@cuda.jit
+def _functions_and_tuples(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        x = a[i, j]
+        out[i, j] = _apply(_square, x) + 10 * _compose(_negate, _square, x) + _at(a, (i, j)) + _at(a, cuda.grid(2))
+
+
+def test_device_functions_and_tuples_passed_to_device_functions(each_backend):
+    a = np.arange(12.0).reshape(3, 4)
+    out = cuda.device_array((3, 4))
+    _functions_and_tuples[(1, 1), (4, 4)](cuda.to_device(a), out)
+    np.testing.assert_array_equal(out.copy_to_host(), a * a - 10 * a * a + 2 * (a + np.arange(4)))
