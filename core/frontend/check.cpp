@@ -109,7 +109,8 @@ void collect_assigned(const std::vector<StmtPtr>& body, std::set<std::string>& n
 }  // namespace
 
 void Checker::run(const std::vector<Type>& param_types, bool is_kernel,
-                  const std::vector<std::shared_ptr<const FunctionSource>>& functions) {
+                  const std::vector<std::shared_ptr<const FunctionSource>>& functions,
+                  const std::vector<GlobalValue>& constants) {
   fn_.is_kernel = is_kernel;
   for (size_t i = 0; i < fn_.params.size(); ++i) {
     Param& p = fn_.params[i];
@@ -122,6 +123,15 @@ void Checker::run(const std::vector<Type>& param_types, bool is_kernel,
       variables_[p.name] = Variable{p.type, p.loc, static_cast<int>(i), {}};
   }
   collect_assigned(fn_.body, assigned_);
+  // A constant integer argument (or tuple of them) stays a constant in the callee while it is never assigned
+  // there, as Numba's literal arguments do: so `cuda.shared.array(n, dtype)` takes its shape from the call.
+  for (size_t i = 0; i < fn_.params.size() && i < constants.size(); ++i) {
+    Param& p = fn_.params[i];
+    if (constants[i].kind == GlobalValue::Missing || assigned_.count(p.name)) continue;
+    p.compile_time = true;
+    variables_.erase(p.name);
+    constant_params_[p.name] = constants[i];
+  }
   check_definite_assignment(source_.source, fn_, assigned_);
   check_block(fn_.body);
   fn_.return_type = is_kernel ? type_of_kind(TypeKind::Void) : finish_returns();

@@ -329,6 +329,35 @@ Type Checker::atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args) 
 }
 
 // A @jiasu.func call: parse its source, type it for these argument types (or reuse that specialisation).
+namespace {
+
+// A constant integer argument, or a tuple of them, as the value a parameter may be bound to; Missing otherwise.
+GlobalValue constant_argument(const Expr& e) {
+  GlobalValue g;
+  if (e.type.is_integer()) {
+    if (auto v = constant_int(e)) {
+      g.kind = GlobalValue::Int;
+      g.int_value = *v;
+    }
+  } else if (e.kind == ExprKind::Tuple && !e.args.empty()) {
+    for (const ExprPtr& item : e.args) {
+      g.items.push_back(constant_argument(*item));
+      if (g.items.back().kind == GlobalValue::Missing) return GlobalValue{};
+    }
+    g.kind = GlobalValue::Tuple;
+  }
+  return g;
+}
+
+std::string constant_key(const GlobalValue& g) {
+  if (g.kind == GlobalValue::Int) return std::to_string(g.int_value);
+  std::string key = "(";
+  for (const GlobalValue& item : g.items) key += constant_key(item) + ",";
+  return key + ")";
+}
+
+}  // namespace
+
 std::shared_ptr<const FunctionSource> Checker::device_source(const std::string& name) {
   auto bound = bound_functions_.find(name);
   return bound != bound_functions_.end() ? bound->second : global(name).function;
@@ -372,6 +401,7 @@ Type Checker::call_device(Expr& e) {
 
   std::vector<Type> types;
   std::vector<std::shared_ptr<const FunctionSource>> functions;
+  std::vector<GlobalValue> constants;
   std::string key = source->identity + "(";
   for (size_t i = 1; i < e.args.size(); ++i) {
     const Type& type = visit(*e.args[i]);
@@ -388,6 +418,8 @@ Type Checker::call_device(Expr& e) {
                                      "': pass numbers, tuples of numbers, arrays, dtypes or functions");
     types.push_back(compile_time ? type : committed(type));  // a parameter is a variable: a literal commits
     key += (i > 1 ? ", " : "") + (function ? "function@" + function->identity : to_string(types.back()));
+    constants.push_back(constant_argument(*e.args[i]));
+    if (constants.back().kind != GlobalValue::Missing) key += "=" + constant_key(constants.back());
   }
   key += ")";
 
@@ -397,7 +429,7 @@ Type Checker::call_device(Expr& e) {
     target = memo->second;
   } else {
     session_.active.push_back(source->identity);
-    Checker(session_, *source, *fn).run(types, false, functions);
+    Checker(session_, *source, *fn).run(types, false, functions, constants);
     session_.active.pop_back();
     fn->mangled_name = "jiasu_fn_" + fn->name + "_" + std::to_string(session_.program.functions.size());
     target = fn.get();

@@ -69,6 +69,8 @@ Type Checker::visit_kind(Expr& e) {
 }
 
 Type Checker::visit_name(Expr& e) {
+  if (auto constant = constant_params_.find(e.name); constant != constant_params_.end())
+    return resolve_global(e, constant->second);
   if (auto bound = compile_time_params_.find(e.name); bound != compile_time_params_.end()) {
     if (assigned_.count(e.name)) fail(e.loc, "parameter '" + e.name + "' holds a " + to_string(bound->second) +
                                                  ", which is fixed when the call is compiled: it cannot be assigned");

@@ -75,9 +75,11 @@ class Checker {
  public:
   Checker(Session& session, const FunctionSource& source, Function& fn)
       : session_(session), source_(source), fn_(fn) {}
-  // One type per parameter; `functions`: for a parameter bound to a device function, its source (else null).
+  // One type per parameter; `functions`: for a parameter bound to a device function, its source (else null);
+  // `constants`: for a parameter given a constant integer or tuple of them, that value (else Missing).
   void run(const std::vector<Type>& param_types, bool is_kernel,
-           const std::vector<std::shared_ptr<const FunctionSource>>& functions = {});
+           const std::vector<std::shared_ptr<const FunctionSource>>& functions = {},
+           const std::vector<GlobalValue>& constants = {});
 
  private:
   [[noreturn]] void fail(SourceLoc loc, const std::string& message) const {
@@ -144,6 +146,7 @@ class Checker {
   std::map<std::string, Variable> variables_;   // parameters and locals assigned so far
   std::map<std::string, Type> compile_time_params_;  // dtype and function parameters (Param::compile_time)
   std::map<std::string, std::shared_ptr<const FunctionSource>> bound_functions_;  // those bound to device functions
+  std::map<std::string, GlobalValue> constant_params_;  // unassigned parameters given constant integers (or tuples)
   std::set<std::string> assigned_;              // every name the function assigns somewhere
   std::map<std::string, GlobalValue> globals_;  // the resolver's answers, asked once per name
   std::map<const Expr*, std::vector<int64_t>> new_array_shapes_;  // shared/local.array() calls

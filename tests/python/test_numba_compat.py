@@ -354,3 +354,46 @@ def test_device_functions_and_tuples_passed_to_device_functions(each_backend):
     out = cuda.device_array((3, 4))
     _functions_and_tuples[(1, 1), (4, 4)](cuda.to_device(a), out)
     np.testing.assert_array_equal(out.copy_to_host(), a * a - 10 * a * a + 2 * (a + np.arange(4)))
+
+
+_ROWS = 2
+
+
+@cuda.jit(device=True)
+def _stage(out, n, shape, dtype, extra):
+    # n and shape come from the call as constants (Numba's literal arguments): they size the arrays.
+    staged = cuda.shared.array(n, dtype)
+    scratch = cuda.local.array(shape, dtype)
+    i = cuda.threadIdx.x
+    if i < n:
+        staged[i] = i * 2
+    scratch[shape[0] - 1, shape[1] - 1] = extra
+    cuda.syncthreads()
+    if i < n:
+        out[i] = staged[n - 1 - i] + scratch[shape[0] - 1, shape[1] - 1]
+
+
+@cuda.jit(device=True)
+def _sum_down(n):
+    total = 0
+    while n > 0:  # an assigned parameter stays a variable
+        total += n
+        n -= 1
+    return total
+
+
+@cuda.jit
+def _staged(out, out2, totals):
+    _stage(out, 8, (_ROWS, 3), np.float64, 0.5)
+    _stage(out2, 16, (1, 2), np.float32, 7)
+    if cuda.threadIdx.x == 0:
+        totals[0] = _sum_down(4)
+        totals[1] = _sum_down(totals[0])
+
+
+def test_constant_integer_arguments_size_arrays_in_device_functions(each_backend):
+    out, out2, totals = cuda.device_array(8), cuda.device_array(16, np.float32), cuda.device_array(2, np.int64)
+    _staged[1, 32](out, out2, totals)
+    np.testing.assert_array_equal(out.copy_to_host(), (7 - np.arange(8)) * 2 + 0.5)
+    np.testing.assert_array_equal(out2.copy_to_host(), (15 - np.arange(16)) * 2 + 7)
+    np.testing.assert_array_equal(totals.copy_to_host(), [10, 55])
