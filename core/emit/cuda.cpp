@@ -256,11 +256,8 @@ void FunctionEmitter::store(const Expr& target, const Value& v) {
   switch (target.kind) {
     case ExprKind::Name:
       return line(user_name(target.name) + " = " + value_as(v, target.type) + ";");
-    case ExprKind::Subscript: {
-      std::vector<Value> indices;
-      for (size_t i = 1; i < target.args.size(); ++i) indices.push_back(Value{"", target.args[i]->type, target.args[i].get()});
-      return line(element_ref(*target.args[0], indices, target) + " = " + value_as(v, target.type) + ";");
-    }
+    case ExprKind::Subscript:
+      return line(element_ref(*target.args[0], indices_of(target), target) + " = " + value_as(v, target.type) + ";");
     case ExprKind::Tuple: {
       // Python evaluates every item before it stores any: when a store could change an item still to be
       // read (a, b = b, a), the items go to temporaries first.
@@ -294,14 +291,13 @@ void FunctionEmitter::aug_assign(const Stmt& s) {
   const Type result = binary_result(s.op, current, value.type);
   std::string place = user_name(target.name);
   if (target.kind == ExprKind::Subscript) {
-    std::vector<Value> indices;
     bool plain = true;
     for (size_t i = 1; i < target.args.size(); ++i) {
       const Expr& index = *target.args[i];
-      indices.push_back(Value{"", index.type, &index});
-      plain &= (index.kind == ExprKind::Name && index.meaning == fe::Meaning::Local) || is_constant(index);
+      plain &= index.type.is_scalar() &&
+               ((index.kind == ExprKind::Name && index.meaning == fe::Meaning::Local) || is_constant(index));
     }
-    place = element_ref(*target.args[0], indices, target);
+    place = element_ref(*target.args[0], indices_of(target), target);
     if (!plain) {
       std::string name = temp("element");
       line(c_type(current) + "& " + name + " = " + place + ";");

@@ -130,6 +130,7 @@ class FunctionEmitter {
   std::string atomic_call(const fe::Expr& e, const char* function);
   // array[indices...] as an lvalue; `subscript` is the Python expression, for debug-mode reports.
   std::string element_ref(const fe::Expr& array, const std::vector<Value>& indices, const fe::Expr& subscript);
+  std::vector<Value> indices_of(const fe::Expr& subscript);  // a[i, j], or a[ij] with a tuple ij
   Value item(const fe::Expr& tuple, size_t k);   // the k-th item of a tuple-typed expression
   Value item(const Value& tuple, size_t k);
   std::vector<Value> items(const fe::Expr& e);  // a tuple's items, or the value itself

@@ -424,13 +424,17 @@ std::string FunctionEmitter::element_ref(const Expr& array, const std::vector<Va
   return code + ")";
 }
 
+std::vector<Value> FunctionEmitter::indices_of(const Expr& subscript) {
+  if (subscript.args.size() == 2 && subscript.args[1]->type.kind == TypeKind::Tuple) return items(*subscript.args[1]);
+  std::vector<Value> indices;
+  for (size_t i = 1; i < subscript.args.size(); ++i)
+    indices.push_back(Value{"", subscript.args[i]->type, subscript.args[i].get()});
+  return indices;
+}
+
 std::string FunctionEmitter::subscript(const Expr& e) {
   const Expr& base = *e.args[0];
-  if (base.type.kind == TypeKind::Array) {
-    std::vector<Value> indices;
-    for (size_t i = 1; i < e.args.size(); ++i) indices.push_back(Value{"", e.args[i]->type, e.args[i].get()});
-    return element_ref(base, indices, e);
-  }
+  if (base.type.kind == TypeKind::Array) return element_ref(base, indices_of(e), e);
   Value v = item(base, static_cast<size_t>(e.args[1]->int_value));  // check() made the index a constant
   return v.expr ? expr(*v.expr) : v.code;
 }

@@ -247,8 +247,15 @@ Type Checker::visit_subscript(Expr& e) {
 Type Checker::array_element(Expr& e, const Type& array) {
   size_t count = e.args.size() - 1;
   for (size_t i = 1; i < e.args.size(); ++i) visit(*e.args[i]);
-  if (count == 1 && e.args[1]->type.kind == TypeKind::Tuple)
-    fail(start_of(*e.args[1]), "index arrays with one expression per dimension, as in a[i, j], not with a tuple value");
+  if (count == 1 && e.args[1]->type.kind == TypeKind::Tuple) {  // a[ij], with ij a tuple of one index per axis
+    const Type& index = e.args[1]->type;
+    if (index.items.size() != static_cast<size_t>(array.ndim))
+      fail(start_of(*e.args[1]), to_string(array) + " '" + describe(*e.args[0]) + "' needs " +
+                                     plural(array.ndim, "index", "indices") + ", got a " + to_string(index));
+    for (const Type& item : index.items)
+      if (!item.is_integer()) fail(start_of(*e.args[1]), "array indices must be integers, not " + to_string(index));
+    return Type::scalar(array.dtype);
+  }
   if (count != static_cast<size_t>(array.ndim))
     fail(e.loc, to_string(array) + " '" + describe(*e.args[0]) + "' needs " + plural(array.ndim, "index", "indices") +
                     ", got " + std::to_string(count) + " (slices and partial indexing are not supported)");

@@ -397,3 +397,20 @@ def test_constant_integer_arguments_size_arrays_in_device_functions(each_backend
     np.testing.assert_array_equal(out.copy_to_host(), (7 - np.arange(8)) * 2 + 0.5)
     np.testing.assert_array_equal(out2.copy_to_host(), (15 - np.arange(16)) * 2 + 7)
     np.testing.assert_array_equal(totals.copy_to_host(), [10, 55])
+
+
+@cuda.jit
+def _tuple_indices(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        ij = (i, j)
+        out[ij] = a[ij] * 2  # a tuple value indexes one element per axis, as in Numba
+        out[ij] += 1
+        out[cuda.grid(2)] += a[i, j]
+
+
+def test_a_tuple_value_indexes_an_array(each_backend):
+    a = np.arange(12.0).reshape(3, 4)
+    out = cuda.to_device(np.zeros_like(a))
+    _tuple_indices[(1, 1), (4, 4)](cuda.to_device(a), out)
+    np.testing.assert_array_equal(out.copy_to_host(), 3 * a + 1)
