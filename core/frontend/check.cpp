@@ -306,12 +306,14 @@ void Checker::check_aug_assign(Stmt& s) {
 
 void Checker::check_for(Stmt& s) {
   if (!s.orelse.empty()) fail(s.loc, "for/else is not supported");
+  rewrite_sequence_loop(s);  // for v in a / enumerate(a) / zip(a, b): a loop over range() from here on
   Expr& iterable = *s.value;
   range_call_ = &iterable;
   const Type& type = visit(iterable);
   range_call_ = nullptr;
   if (type.kind != TypeKind::Range)
-    fail(start_of(iterable), "for loops can only iterate over range(...), not " + to_string(type));
+    fail(start_of(iterable), "for loops iterate over range(...), 1-D arrays, or enumerate() and zip() of them, not " +
+                                 to_string(type));
   Expr& target = *s.targets[0];
   if (target.kind != ExprKind::Name) fail(target.loc, "the target of a for loop over range() must be a single name");
   // The loop variable is int64 unless every bound is the same strong integer type; a variable that

@@ -157,4 +157,8 @@ class Checker {
   const Expr* new_array_call_ = nullptr;  // `s = <this>`: the one place shared/local.array() may appear
 };
 
+// check_loops.cpp: rewrites `for ... in a / enumerate(a) / zip(a, b)` over arrays into a loop over range();
+// false (and nothing changed) for any other loop.
+bool rewrite_sequence_loop(Stmt& s);
+
 }  // namespace jiasu::fe::checking

@@ -377,17 +377,18 @@ class Parser {
     return stmt;
   }
 
-  // Targets: a name, a subscript, or a tuple of those (one level: `i, j = jiasu.grid(2)`).
-  void check_target(const Expr& target, bool inside_tuple) {
+  // Targets: a name, a subscript, or a tuple of those (one level: `i, j = jiasu.grid(2)`; a for loop's may
+  // nest, as in `for i, (x, y) in enumerate(zip(a, b))`, which check() takes apart item by item).
+  void check_target(const Expr& target, bool inside_tuple, bool may_nest = false) {
     SourceLoc loc = start_of(target);
     switch (target.kind) {
       case ExprKind::Name:
       case ExprKind::Subscript:
         return;
       case ExprKind::Tuple:
-        if (inside_tuple) fail(loc, "nested tuple targets are not supported in jiasu kernels");
+        if (inside_tuple && !may_nest) fail(loc, "nested tuple targets are not supported in jiasu kernels");
         if (target.args.empty()) fail(loc, "cannot assign to an empty tuple");
-        for (const ExprPtr& item : target.args) check_target(*item, true);
+        for (const ExprPtr& item : target.args) check_target(*item, true, may_nest);
         return;
       case ExprKind::Attribute:
         fail(loc, "assignment to an attribute is not supported in jiasu kernels");
@@ -432,7 +433,7 @@ class Parser {
     const Token& keyword = next();
     auto stmt = std::make_unique<Stmt>(StmtKind::For, keyword.loc);
     ExprPtr target = parse_target_list();
-    check_target(*target, false);
+    check_target(*target, false, true);
     stmt->targets.push_back(std::move(target));
     expect_keyword("in");
     stmt->value = parse_tuple_expression();

@@ -251,8 +251,8 @@ def bad_store_float(a, out):
     out[0] = a[0]
 
 
-def bad_for_array(a):
-    for v in a:
+def bad_for_number(a):
+    for v in abs(a[0]):
         pass
 
 
@@ -480,7 +480,7 @@ CASES = {
     "float-index": (bad_float_index, (F32,), None, 1, 14, "array indices must be integers, not float64"),
     "store-float-into-int": (bad_store_float, (F32, I32), None, 1, 5,
                              "cannot store float32 into an element of array(int32, 1d, C) 'out'"),
-    "for-over-array": (bad_for_array, (F32,), None, 1, 14, "for loops can only iterate over range(...)"),
+    "for-over-number": (bad_for_number, (F32,), None, 1, 14, "for loops iterate over range(...), 1-D arrays"),
     "for-else": (bad_for_else, (F32,), None, 1, 5, "for/else is not supported"),
     "while-else": (bad_while_else, (F32,), None, 1, 5, "while/else is not supported"),
     "range-of-float": (bad_range_float, (F32,), None, 1, 20, "range() needs an integer, not float32"),

@@ -414,3 +414,28 @@ def test_a_tuple_value_indexes_an_array(each_backend):
     out = cuda.to_device(np.zeros_like(a))
     _tuple_indices[(1, 1), (4, 4)](cuda.to_device(a), out)
     np.testing.assert_array_equal(out.copy_to_host(), 3 * a + 1)
+
+
+@cuda.jit
+def _sequence_loops(x, y, out):
+    total = 0.0
+    for v in x:
+        total += v
+    for i, v in enumerate(y, 1):
+        total += i * v
+    for a, b in zip(x, y):  # as long as the shorter
+        total += 100 * a * b
+    for i, (a, b) in enumerate(zip(x, y)):
+        if i == 2:
+            break
+        total += 1000 * (a + b)
+    out[0] = total
+
+
+def test_loops_over_arrays_enumerate_and_zip(each_backend):
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0, 7.0])
+    out = cuda.device_array(1)
+    _sequence_loops[1, 1](cuda.to_device(x), cuda.to_device(y), out)
+    expected = (sum(x) + sum(i * v for i, v in enumerate(y, 1)) + 100 * sum(a * b for a, b in zip(x, y))
+                + 1000 * sum(a + b for a, b in list(zip(x, y))[:2]))
+    assert out.copy_to_host()[0] == expected
