@@ -173,8 +173,8 @@ struct Param {
   SourceLoc loc;
   Type type;              // from the call's signature
   bool written = false;   // check(): the function stores into it (an array it writes or atomically updates)
-  // A dtype or builtin function passed to a device function (Numba allows them): bound when the call is
-  // compiled, so it is neither a parameter nor an argument of the emitted function.
+  // A dtype, function or constant integer (tuple) passed to a device function, as Numba allows: bound when the
+  // call is compiled, so it is neither a parameter nor an argument of the emitted function.
   bool compile_time = false;
 };
 

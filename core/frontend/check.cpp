@@ -108,29 +108,26 @@ void collect_assigned(const std::vector<StmtPtr>& body, std::set<std::string>& n
 
 }  // namespace
 
-void Checker::run(const std::vector<Type>& param_types, bool is_kernel,
-                  const std::vector<std::shared_ptr<const FunctionSource>>& functions,
-                  const std::vector<GlobalValue>& constants) {
+void Checker::run(const std::vector<Type>& param_types, bool is_kernel, const std::vector<GlobalValue>& bound) {
   fn_.is_kernel = is_kernel;
+  collect_assigned(fn_.body, assigned_);
   for (size_t i = 0; i < fn_.params.size(); ++i) {
     Param& p = fn_.params[i];
     p.type = param_types[i];
-    p.compile_time = p.type.kind == TypeKind::DType || p.type.kind == TypeKind::Function;
-    if (i < functions.size() && functions[i]) bound_functions_[p.name] = functions[i];
-    if (p.compile_time)
-      compile_time_params_[p.name] = p.type;
-    else
+    const GlobalValue none;
+    const GlobalValue& value = i < bound.size() ? bound[i] : none;
+    // A constant integer (or tuple of them) stays a variable where the callee assigns it; a dtype or a
+    // function must not be assigned.
+    const bool constant = value.kind == GlobalValue::Int || value.kind == GlobalValue::Tuple;
+    p.compile_time = value.kind != GlobalValue::Missing && !(constant && assigned_.count(p.name));
+    if (!p.compile_time) {
       variables_[p.name] = Variable{p.type, p.loc, static_cast<int>(i), {}};
-  }
-  collect_assigned(fn_.body, assigned_);
-  // A constant integer argument (or tuple of them) stays a constant in the callee while it is never assigned
-  // there, as Numba's literal arguments do: so `cuda.shared.array(n, dtype)` takes its shape from the call.
-  for (size_t i = 0; i < fn_.params.size() && i < constants.size(); ++i) {
-    Param& p = fn_.params[i];
-    if (constants[i].kind == GlobalValue::Missing || assigned_.count(p.name)) continue;
-    p.compile_time = true;
-    variables_.erase(p.name);
-    constant_params_[p.name] = constants[i];
+      continue;
+    }
+    if (assigned_.count(p.name))
+      fail(p.loc, "parameter '" + p.name + "' holds a " + to_string(p.type) +
+                      ", which is fixed when the call is compiled: it cannot be assigned");
+    globals_[p.name] = value;  // read as a global from here on
   }
   check_definite_assignment(source_.source, fn_, assigned_);
   check_block(fn_.body);

@@ -39,11 +39,12 @@ struct FunctionSource;
 
 // What a global name of the kernel's module is, as the Python layer reports it.
 struct GlobalValue {
-  enum Kind : uint8_t { Missing, Int, Float, Bool, Tuple, Module, DTypeValue, Function, Unsupported } kind = Missing;
+  enum Kind : uint8_t { Missing, Int, Float, Bool, Tuple, Module, DTypeValue, Function, Builtin, Unsupported } kind = Missing;
   int64_t int_value = 0;
   double float_value = 0;
   std::vector<GlobalValue> items;            // Tuple
-  std::string name;                          // Module: "math", "numpy", "jiasu"; Unsupported: its Python type
+  std::string name;                          // Module: "math", "numpy", "jiasu"; Builtin: its path (a builtin passed
+                                             // to a device function); Unsupported: its Python type
   DType dtype = DType::Float64;              // DTypeValue
   std::shared_ptr<const FunctionSource> function;  // Function: a @jiasu.func
 };

@@ -328,7 +328,6 @@ Type Checker::atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args) 
   return element;
 }
 
-// A @jiasu.func call: parse its source, type it for these argument types (or reuse that specialisation).
 namespace {
 
 // A constant integer argument, or a tuple of them, as the value a parameter may be bound to; Missing otherwise.
@@ -358,14 +357,29 @@ std::string constant_key(const GlobalValue& g) {
 
 }  // namespace
 
-std::shared_ptr<const FunctionSource> Checker::device_source(const std::string& name) {
-  auto bound = bound_functions_.find(name);
-  return bound != bound_functions_.end() ? bound->second : global(name).function;
+// What a device function's argument binds at compile time (Missing: nothing, it is passed): a dtype, a builtin,
+// a device function, or a constant integer or tuple of them (Numba's literals).
+GlobalValue Checker::bound_argument(const Expr& e) {
+  GlobalValue g;
+  if (e.type.kind == TypeKind::DType && e.meaning == Meaning::DTypeValue) {
+    g.kind = GlobalValue::DTypeValue;
+    g.dtype = e.type.dtype;
+  } else if (e.type.kind == TypeKind::Function && e.meaning == Meaning::Builtin) {
+    g.kind = GlobalValue::Builtin;
+    g.name = builtin(e.builtin).path;
+  } else if (e.type.kind == TypeKind::Function && e.meaning == Meaning::DeviceFunction && e.kind == ExprKind::Name) {
+    g.kind = GlobalValue::Function;
+    g.function = global(e.name).function;
+  } else {
+    return constant_argument(e);
+  }
+  return g;
 }
 
+// A @jiasu.func call: parse its source, type it for these argument types (or reuse that specialisation).
 Type Checker::call_device(Expr& e) {
   Expr& callee = *e.args[0];
-  std::shared_ptr<const FunctionSource> source = device_source(callee.name);
+  std::shared_ptr<const FunctionSource> source = global(callee.name).function;
   if (!source) fail(start_of(callee), "'" + callee.name + "' has no source to compile");
   if (std::find(session_.active.begin(), session_.active.end(), source->identity) != session_.active.end())
     fail(start_of(e), "recursive call to '" + callee.name + "': recursion is not supported in kernels");
@@ -400,26 +414,21 @@ Type Checker::call_device(Expr& e) {
                           std::to_string(e.args.size() - 1 + e.keywords.size()) + " given)");
 
   std::vector<Type> types;
-  std::vector<std::shared_ptr<const FunctionSource>> functions;
-  std::vector<GlobalValue> constants;
+  std::vector<GlobalValue> bound;  // what each argument binds at compile time: part of the specialisation's key
   std::string key = source->identity + "(";
   for (size_t i = 1; i < e.args.size(); ++i) {
     const Type& type = visit(*e.args[i]);
-    const Meaning meaning = e.args[i]->meaning;
-    // A dtype, a builtin or a device function is bound at compile time: part of the specialisation's key.
-    std::shared_ptr<const FunctionSource> function;
-    if (type.kind == TypeKind::Function && meaning == Meaning::DeviceFunction && e.args[i]->kind == ExprKind::Name)
-      function = device_source(e.args[i]->name);
-    functions.push_back(function);
-    const bool compile_time = (type.kind == TypeKind::DType && meaning == Meaning::DTypeValue) ||
-                              (type.kind == TypeKind::Function && meaning == Meaning::Builtin) || function;
-    if (!is_number(type) && type.kind != TypeKind::Array && !is_number_tuple(type) && !compile_time)
+    bound.push_back(bound_argument(*e.args[i]));
+    const GlobalValue& value = bound.back();
+    const bool fixed = value.kind == GlobalValue::DTypeValue || value.kind == GlobalValue::Builtin ||
+                       value.kind == GlobalValue::Function;
+    if (!is_number(type) && type.kind != TypeKind::Array && !is_number_tuple(type) && !fixed)
       fail(start_of(*e.args[i]), "cannot pass " + to_string(type) + " to device function '" + callee.name +
                                      "': pass numbers, tuples of numbers, arrays, dtypes or functions");
-    types.push_back(compile_time ? type : committed(type));  // a parameter is a variable: a literal commits
-    key += (i > 1 ? ", " : "") + (function ? "function@" + function->identity : to_string(types.back()));
-    constants.push_back(constant_argument(*e.args[i]));
-    if (constants.back().kind != GlobalValue::Missing) key += "=" + constant_key(constants.back());
+    types.push_back(fixed ? type : committed(type));  // a parameter is a variable: a literal commits
+    key += (i > 1 ? ", " : "") + (value.kind == GlobalValue::Function ? "function@" + value.function->identity
+                                                                       : to_string(types.back()));
+    if (value.kind == GlobalValue::Int || value.kind == GlobalValue::Tuple) key += "=" + constant_key(value);
   }
   key += ")";
 
@@ -429,7 +438,7 @@ Type Checker::call_device(Expr& e) {
     target = memo->second;
   } else {
     session_.active.push_back(source->identity);
-    Checker(session_, *source, *fn).run(types, false, functions, constants);
+    Checker(session_, *source, *fn).run(types, false, bound);
     session_.active.pop_back();
     fn->mangled_name = "jiasu_fn_" + fn->name + "_" + std::to_string(session_.program.functions.size());
     target = fn.get();

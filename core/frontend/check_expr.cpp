@@ -69,21 +69,6 @@ Type Checker::visit_kind(Expr& e) {
 }
 
 Type Checker::visit_name(Expr& e) {
-  if (auto constant = constant_params_.find(e.name); constant != constant_params_.end())
-    return resolve_global(e, constant->second);
-  if (auto bound = compile_time_params_.find(e.name); bound != compile_time_params_.end()) {
-    if (assigned_.count(e.name)) fail(e.loc, "parameter '" + e.name + "' holds a " + to_string(bound->second) +
-                                                 ", which is fixed when the call is compiled: it cannot be assigned");
-    if (bound->second.kind == TypeKind::DType) {
-      e.meaning = Meaning::DTypeValue;
-    } else if (bound_functions_.count(e.name)) {
-      e.meaning = Meaning::DeviceFunction;
-    } else {
-      e.meaning = Meaning::Builtin;
-      e.builtin = find_builtin(bound->second.name);
-    }
-    return bound->second;
-  }
   auto it = variables_.find(e.name);
   if (it != variables_.end()) {
     e.meaning = Meaning::Local;
@@ -142,6 +127,10 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
     case GlobalValue::Function:
       e.meaning = Meaning::DeviceFunction;
       return function_type(e.name);
+    case GlobalValue::Builtin:
+      e.meaning = Meaning::Builtin;
+      e.builtin = find_builtin(g.name);
+      return function_type(g.name);
     case GlobalValue::Missing: {
       int index = e.name.find('.') == std::string::npos ? find_builtin(e.name) : -1;
       if (index < 0) fail(e.loc, "name '" + e.name + "' is not defined");

@@ -75,11 +75,9 @@ class Checker {
  public:
   Checker(Session& session, const FunctionSource& source, Function& fn)
       : session_(session), source_(source), fn_(fn) {}
-  // One type per parameter; `functions`: for a parameter bound to a device function, its source (else null);
-  // `constants`: for a parameter given a constant integer or tuple of them, that value (else Missing).
-  void run(const std::vector<Type>& param_types, bool is_kernel,
-           const std::vector<std::shared_ptr<const FunctionSource>>& functions = {},
-           const std::vector<GlobalValue>& constants = {});
+  // One type per parameter; `bound`: what a device function's arguments bind at compile time (Missing for a
+  // parameter that stays a variable; see call_device).
+  void run(const std::vector<Type>& param_types, bool is_kernel, const std::vector<GlobalValue>& bound = {});
 
  private:
   [[noreturn]] void fail(SourceLoc loc, const std::string& message) const {
@@ -131,7 +129,7 @@ class Checker {
   Type visit_call(Expr& e);
   Type cast(Expr& e, DType dtype);
   Type call_device(Expr& e);
-  std::shared_ptr<const FunctionSource> device_source(const std::string& name);  // null: not a device function
+  GlobalValue bound_argument(const Expr& e);
   Type call_builtin(Expr& e, const Builtin& b);
   Type new_array(Expr& e, const Builtin& b);
   void add_array_bytes(bool shared, int64_t bytes, SourceLoc where);
@@ -144,11 +142,10 @@ class Checker {
   const FunctionSource& source_;
   Function& fn_;
   std::map<std::string, Variable> variables_;   // parameters and locals assigned so far
-  std::map<std::string, Type> compile_time_params_;  // dtype and function parameters (Param::compile_time)
-  std::map<std::string, std::shared_ptr<const FunctionSource>> bound_functions_;  // those bound to device functions
-  std::map<std::string, GlobalValue> constant_params_;  // unassigned parameters given constant integers (or tuples)
+
   std::set<std::string> assigned_;              // every name the function assigns somewhere
-  std::map<std::string, GlobalValue> globals_;  // the resolver's answers, asked once per name
+  std::map<std::string, GlobalValue> globals_;  // the resolver's answers, asked once per name, and the parameters
+                                                // bound at compile time (Param::compile_time), which read as globals
   std::map<const Expr*, std::vector<int64_t>> new_array_shapes_;  // shared/local.array() calls
   std::set<const Function*> counted_callees_;   // whose arrays add_array_bytes() counted
   std::vector<ReturnSite> returns_;

@@ -31,32 +31,21 @@ JIASU_FN __nv_bfloat16 fma_(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
   return cast<__nv_bfloat16>(fma_(widen(a), widen(b), widen(c)));
 }
 
-// ---- Numba's cuda.fp16 functions: computed in float and rounded once (as NumPy's float16 arithmetic is);
-// written for any float type, used on __half. hmax/hmin return the other operand for a nan (CUDA's __hmax);
-// the comparisons are ordered (false when either is a nan), as CUDA's __heq ... __hlt are.
+// ---- Numba's cuda.fp16 functions that no math row gives (builtins.def): computed in float and rounded once, as
+// NumPy's float16 arithmetic is; written for any float type, used on __half. (hmax/hmin are nanmax_/nanmin_,
+// which return the other operand for a nan, as CUDA's __hmax does.) The comparisons are ordered (false when
+// either is a nan), as CUDA's __heq ... __hlt are.
 template <typename T> JIASU_FN T hadd_(T a, T b) { return cast<T>(widen(a) + widen(b)); }
 template <typename T> JIASU_FN T hsub_(T a, T b) { return cast<T>(widen(a) - widen(b)); }
 template <typename T> JIASU_FN T hmul_(T a, T b) { return cast<T>(widen(a) * widen(b)); }
 template <typename T> JIASU_FN T hdiv_(T a, T b) { return cast<T>(widen(a) / widen(b)); }
-template <typename T> JIASU_FN T hmax_(T a, T b) { return nanmax_(a, b); }
-template <typename T> JIASU_FN T hmin_(T a, T b) { return nanmin_(a, b); }
-template <typename T> JIASU_FN T hfma_(T a, T b, T c) { return cast<T>(fma_(widen(a), widen(b), widen(c))); }
 template <typename T> JIASU_FN T hneg_(T a) { return cast<T>(-widen(a)); }
-template <typename T> JIASU_FN T habs_(T a) { return cast<T>(fabs_(widen(a))); }
 #define JIASU_FP16_MATH1(name, expression) \
   template <typename T> JIASU_FN T name##_(T a) { \
     const auto x = widen(a); \
     return cast<T>(expression); \
   }
-JIASU_FP16_MATH1(hsin, sin_(x))
-JIASU_FP16_MATH1(hcos, cos_(x))
-JIASU_FP16_MATH1(hlog, log_(x))
-JIASU_FP16_MATH1(hlog2, log2_(x))
-JIASU_FP16_MATH1(hlog10, log10_(x))
-JIASU_FP16_MATH1(hexp, exp_(x))
-JIASU_FP16_MATH1(hexp2, exp2_(x))
 JIASU_FP16_MATH1(hexp10, pow_(decltype(x)(10), x))
-JIASU_FP16_MATH1(hsqrt, sqrt_(x))
 JIASU_FP16_MATH1(hrsqrt, decltype(x)(1) / sqrt_(x))
 JIASU_FP16_MATH1(hrcp, decltype(x)(1) / x)
 JIASU_FP16_MATH1(hfloor, detail::floor_(x))
