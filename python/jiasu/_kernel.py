@@ -23,7 +23,8 @@ class _Description:
             lines, first_line = inspect.getsourcelines(fn)
         except (OSError, TypeError) as error:
             raise TypeError(f"cannot read the source of {fn.__qualname__}: {error}; jiasu compiles a function "
-                            f"from its source text, so it must be defined in a file") from None
+                            f"from its source text, so it must be defined in a file (or made by exec() under "
+                            f"`python -m jiasu numba`, which keeps the texts)") from None
         self.fn = fn
         self.name = fn.__name__
         self.source = "".join(lines)

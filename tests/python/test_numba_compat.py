@@ -144,6 +144,37 @@ def test_numba_names_jiasu_does_not_serve_raise_not_implemented(tmp_path, each_b
     assert "NotImplementedError: numba.jit (Numba's CPU compiler) is not served by jiasu" in done.stderr
 
 
+EXEC_MADE = '''\
+from numba import cuda
+import numpy as np
+
+def make(op):
+    namespace = {}
+    exec(f"def kernel(out, x):\\n    i = cuda.grid(1)\\n    if i < out.size:\\n        out[i] = x[i] {op} 3\\n",
+         {"cuda": cuda}, namespace)
+    return cuda.jit(namespace["kernel"])
+
+x = np.arange(10, dtype=np.int64)
+for op, expected in (("*", x * 3), ("-", x - 3)):
+    out = np.zeros_like(x)
+    make(op)[1, 32](out, x)
+    assert np.array_equal(out, expected), (op, out)
+exec("y = 5")  # exec() without namespaces still runs in the caller's
+assert y == 5
+print("exec ok")
+'''
+
+
+def test_kernels_made_with_exec_compile_under_the_numba_runner(tmp_path, each_backend):
+    done = run_numba_script(tmp_path, EXEC_MADE, backend=each_backend)
+    assert done.returncode == 0, done.stderr
+    assert "exec ok" in done.stdout
+    namespace = {}
+    exec("def kernel(out):\n    out[0] = 1\n", {}, namespace)  # outside the runner the text is gone
+    with pytest.raises(TypeError, match="python -m jiasu numba"):
+        jiasu.kernel(namespace["kernel"])
+
+
 def test_devices_streams_and_events(capsys, each_backend):
     found = cuda.detect()
     assert found == jiasu.is_available() == bool(cuda.gpus)
