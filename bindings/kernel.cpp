@@ -19,7 +19,7 @@ namespace {
 
 // What a scalar argument was in Python (LaunchArgument::scalar_kind): the repeat launch converts the next
 // argument in its place the same way. A NumPy scalar's scalar_type is its (static) type object.
-enum ScalarKind : uint8_t { kOtherScalar = 0, kPythonInt, kPythonFloat, kPythonBool, kNumpyScalar };
+enum ScalarKind : uint8_t { kOtherScalar = 0, kPythonInt, kPythonFloat, kPythonBool, kNumpyScalar, kPythonComplex };
 
 // A NumPy array copied to the device for one launch (copies[i] is staged[i]'s device copy and host memory).
 struct Staged {
@@ -48,12 +48,22 @@ struct Scratch {
 
 class KernelFunction;
 
-// A Python float, bool or int: its bytes, dtype and kind in `a`; false for anything else. Python numbers
-// are weak scalars (NEP 50), bool excepted.
+bool is_python_number(PyObject* o) {
+  return PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) || PyComplex_CheckExact(o);
+}
+
+// A Python float, bool, int or complex: its bytes, dtype and kind in `a`; false for anything else. Python
+// numbers are weak scalars (NEP 50), bool excepted.
 bool python_number(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
   if (PyFloat_CheckExact(o)) {
     a = LaunchArgument::scalar(PyFloat_AS_DOUBLE(o), DType::Float64, true);
     a.scalar_kind = kPythonFloat;
+    return true;
+  }
+  if (PyComplex_CheckExact(o)) {
+    const Py_complex c = PyComplex_AsCComplex(o);
+    a = LaunchArgument::scalar(c, DType::Complex128, true);  // two doubles, real part first
+    a.scalar_kind = kPythonComplex;
     return true;
   }
   if (PyBool_Check(o)) {
@@ -100,7 +110,7 @@ bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, Launc
 void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel) {
   PyObject* o = value.ptr();
   LaunchArgument scalar;
-  if (classify_scalar(o, index, kernel, scalar)) return append_argument_key(key, scalar);  // the front end rejects complex
+  if (classify_scalar(o, index, kernel, scalar)) return append_argument_key(key, scalar);
   auto described = [&]() -> Array {
     if (Py_TYPE(o) == array_type) return *nb::inst_ptr<Array>(value);
     bool read_only;  // a NumPy array by its own layout (a GPU launch stages a C-contiguous copy)
@@ -216,6 +226,12 @@ class KernelFunction {
           if (!repeat.put_scalar(r, kPythonFloat, nullptr, &v, 8)) return false;
           break;
         }
+        case kPythonComplex: {
+          if (!PyComplex_CheckExact(o)) return false;
+          const Py_complex v = PyComplex_AsCComplex(o);
+          if (!repeat.put_scalar(r, kPythonComplex, nullptr, &v, sizeof v)) return false;
+          break;
+        }
         case kPythonBool: {
           if (!PyBool_Check(o)) return false;
           const uint8_t v = o == Py_True;
@@ -248,7 +264,7 @@ class KernelFunction {
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* o = args[i];
       if (Py_TYPE(o) == array_type) return launch_device_of(*nb::inst_ptr<Array>(o));
-      if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) continue;
+      if (is_python_number(o)) continue;
       if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) continue;
       if (numpy_scalar_type(o)) continue;
       if (is_device_object(o)) return current_device();

@@ -20,6 +20,7 @@ namespace {
 
 bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 bool is_float(DType d) { return info(d).kind == DTypeKind::Float; }
+bool is_complex(DType d) { return info(d).kind == DTypeKind::Complex; }
 bool is_unsigned(DType d) { return info(d).kind == DTypeKind::Unsigned; }
 // Integers and bools that C++ promotes to int before any arithmetic.
 bool is_narrow(DType d) { return !is_float(d) && itemsize(d) < 4; }
@@ -33,6 +34,7 @@ struct Number {
   int64_t i = 0;
   uint64_t u = 0;
   double f = 0;
+  bool imaginary = false;  // a float: f is the imaginary part (2j)
 };
 
 std::optional<Number> constant_number(const Expr& e) {
@@ -40,7 +42,7 @@ std::optional<Number> constant_number(const Expr& e) {
     case ExprKind::Int:
       return Number{false, e.is_uint64, e.int_value, e.uint_value, 0};
     case ExprKind::Float:
-      return Number{true, false, 0, 0, e.float_value};
+      return Number{true, false, 0, 0, e.float_value, e.imaginary};
     case ExprKind::Bool:
       return Number{false, false, e.int_value, 0, 0};
     case ExprKind::Unary: {
@@ -87,6 +89,12 @@ std::string float_literal(double value, DType d) {
 
 // The number written directly in type d, converted as NumPy converts a Python scalar (NEP 50).
 std::string number_literal(const Number& n, DType d) {
+  if (is_complex(d)) {
+    DType part = d == DType::Complex64 ? DType::Float32 : DType::Float64;
+    double value = n.is_float ? n.f : n.is_uint64 ? static_cast<double>(n.u) : static_cast<double>(n.i);
+    std::string zero = float_literal(0.0, part), v = float_literal(value, part);
+    return std::string(info(d).c_type) + "(" + (n.imaginary ? zero + ", " + v : v + ", " + zero) + ")";
+  }
   if (d == DType::Bool) return (n.is_float ? n.f != 0 : n.is_uint64 ? n.u != 0 : n.i != 0) ? "true" : "false";
   if (is_float(d)) return float_literal(n.is_float ? n.f : n.is_uint64 ? static_cast<double>(n.u) : static_cast<double>(n.i), d);
   return integer_literal(n.is_uint64 ? n.u : static_cast<uint64_t>(n.i), d);
@@ -132,7 +140,7 @@ Type binary_result(Op op, const Type& a, const Type& b) {
   Type result = fe::promote(a, b);
   switch (op) {
     case Op::Div:
-      return result.is_float() ? result : Type::scalar(DType::Float64, result.weak);
+      return result.is_float() || is_complex(result.dtype) ? result : Type::scalar(DType::Float64, result.weak);
     case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::LShift: case Op::RShift:
       return result;
     default:
@@ -198,7 +206,7 @@ std::string FunctionEmitter::convert(const std::string& code, const Type& from, 
 std::string FunctionEmitter::expr_as(const Expr& e, const Type& to) {
   if (to.is_scalar()) {
     std::optional<Number> n = constant_number(e);
-    bool truncates = n && n->is_float && !is_float(to.dtype) && to.dtype != DType::Bool;
+    bool truncates = n && n->is_float && !is_float(to.dtype) && !is_complex(to.dtype) && to.dtype != DType::Bool;
     if (n && !truncates) return number_literal(*n, to.dtype);
   }
   if (to.kind == TypeKind::Tuple) return tuple_value(Value{"", e.type, &e}, to);
@@ -457,7 +465,10 @@ Value FunctionEmitter::item(const Expr& e, size_t k) {
   if (e.kind == ExprKind::Name && e.meaning == Meaning::Local) return Value{user_name(e.name) + ".v" + std::to_string(k), type};
   if (e.kind == ExprKind::Attribute && e.name == "shape")
     return Value{expr(*e.args[0]) + ".shape[" + std::to_string(k) + "]", type};
-  if (e.kind == ExprKind::Call && e.meaning == Meaning::Builtin) return Value{grid_axis(e, static_cast<int>(k)), type};
+  if (e.kind == ExprKind::Call && e.meaning == Meaning::Builtin) {
+    if (fe::builtin(e.builtin).rule == fe::BuiltinRule::GridN) return Value{grid_axis(e, static_cast<int>(k)), type};
+    return Value{builtin_call(e) + ".v" + std::to_string(k), type};  // cmath.polar(z): a struct from the runtime
+  }
   if (e.kind == ExprKind::Subscript) return item(item(*e.args[0], static_cast<size_t>(e.args[1]->int_value)), k);
   fail(e.loc, "this tuple expression" + target_text());
 }
@@ -559,9 +570,27 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
     case BuiltinRule::Round:
       if (count == 1) return f + "(" + expr(arg(0)) + ")";
       return f + "(" + converted(0) + ", " + expr_as(arg(1), scalar(DType::Int64)) + ")";
-    case BuiltinRule::SameNumeric1: case BuiltinRule::FloatMath1: case BuiltinRule::FloatMath2:
-    case BuiltinRule::FloatMath3:
+    case BuiltinRule::SameNumeric1:  // abs(): of a complex number, the runtime's overload gives its magnitude
+      if (is_complex(arg(0).type.dtype)) return f + "(" + expr(arg(0)) + ")";
       return f + "(" + all_converted() + ")";
+    case BuiltinRule::FloatMath1: case BuiltinRule::FloatMath2: case BuiltinRule::FloatMath3:
+    case BuiltinRule::ComplexMath1: case BuiltinRule::Conjugate: case BuiltinRule::Power2:
+      return f + "(" + all_converted() + ")";
+    case BuiltinRule::ComplexToReal:
+      return f + "(" + expr_as(arg(0), fe::complex_result(arg(0).type)) + ")";
+    case BuiltinRule::ComplexPolar:
+      return f + "<" + c_type(e.type) + ">(" + expr_as(arg(0), fe::complex_result(arg(0).type)) + ")";
+    case BuiltinRule::ComplexRect: {
+      const Type part = fe::real_part(e.type);
+      return f + "(" + expr_as(arg(0), part) + ", " + expr_as(arg(1), part) + ")";
+    }
+    case BuiltinRule::CastComplex:  // complex(), complex(x), complex(re, im)
+      if (count == 0) return number_literal(Number{}, e.type.dtype);
+      if (count == 1) return converted(0);
+      return c_type(e.type) + "(" + expr_as(arg(0), scalar(DType::Float64)) + ", " + expr_as(arg(1), scalar(DType::Float64)) + ")";
+    case BuiltinRule::ComplexPart:  // np.real(z) / np.imag(z): of a real number, itself / zero
+      if (is_complex(arg(0).type.dtype)) return "(" + expr(arg(0)) + (b.id == fe::BuiltinId::Real ? ").re" : ").im");
+      return b.id == fe::BuiltinId::Real ? converted(0) : number_literal(Number{}, e.type.dtype);
     case BuiltinRule::CastInt64: case BuiltinRule::CastFloat64: case BuiltinRule::CastBool:
       return converted(0);
     case BuiltinRule::FloatToInt64: case BuiltinRule::FloatPredicate: case BuiltinRule::BitCount:

@@ -117,6 +117,7 @@ struct Expr {
   uint64_t uint_value = 0;  // Int literals in [2^63, 2^64) keep their value here (int_value unused)
   bool is_uint64 = false;
   double float_value = 0;   // Float
+  bool imaginary = false;   // Float: an imaginary literal (2j), complex(0, float_value)
   Op op = Op::None;         // Binary, Unary, BoolOp
   std::vector<Op> ops;      // Compare: one per comparison
   std::vector<std::unique_ptr<Expr>> args;  // operands / elements / call arguments / indices

@@ -381,13 +381,6 @@ void check_arguments(const Function& kernel, const SourceText& source, const std
   if (given > expected)
     throw BadArgument(kernel.name + "() takes " + checking::plural(expected, "positional argument") + " but " +
                       std::to_string(given) + (given == 1 ? " was" : " were") + " given (defined at " + at(kernel.loc) + ")");
-  for (size_t i = 0; i < expected; ++i) {
-    const Type& type = signature[i];  // a scalar or an array
-    if (info(type.dtype).kind == DTypeKind::Complex)
-      throw BadArgument("argument " + std::to_string(i) + " of kernel '" + kernel.name + "' is " + to_string(type) +
-                        ": complex numbers are not supported in kernels (parameter '" + kernel.params[i].name +
-                        "' at " + at(kernel.params[i].loc) + ")");
-  }
 }
 
 }  // namespace

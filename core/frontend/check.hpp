@@ -16,6 +16,7 @@ enum class BuiltinRule : uint8_t {
   FloatMath1, FloatMath2, FloatMath3, FloatToInt64, FloatPredicate, FloatCompare2, ConstPi, ConstE, ConstInf, ConstNan,
   GridN, IndexValue, Void0, SyncPredicateInt, SyncPredicateBool, SyncWarp, NewArray,
   Atomic, AtomicInt, AtomicUnsigned, AtomicCas, Shuffle, VoteBallot, VoteBool, Mask0, BitCount, SameInteger1,
+  ComplexMath1, ComplexToReal, ComplexPolar, ComplexRect, CastComplex, ComplexPart, Conjugate, Power2,
 };
 
 enum class BuiltinId : uint16_t {
@@ -70,7 +71,7 @@ struct Program {
 // NumPy promotion with NEP 50 weak Python scalars; a variable has one type for its whole function (a
 // second assignment of another type is an error showing both); integer indices and thread indices
 // are int64. Throws CompileError at the offending expression, and BadArgument (the caller's error) for
-// arguments the kernel cannot take: a wrong number of them, complex values.
+// arguments the kernel cannot take: a wrong number of them.
 Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Type>& signature);
 
 // A scalar function (what @jiasu.vectorize and @jiasu.reduce make elementwise operations of): parsed and typed
@@ -81,5 +82,10 @@ Program check_scalar_function(std::shared_ptr<const FunctionSource> function, co
 
 // NumPy's promotion of two scalar types, honouring weak (literal) operands. Exposed for tests.
 Type promote(const Type& a, const Type& b);
+// The complex type a cmath function computes a number in: complex64 for float32 (and the half types) and itself,
+// complex128 for the others (Python's complex).
+Type complex_result(const Type& t);
+// A complex type's parts (float32 for complex64); any other type is itself.
+Type real_part(const Type& t);
 
 }  // namespace jiasu::fe

@@ -29,10 +29,41 @@ std::vector<DType> atomic_dtypes(const Builtin& b) {
   return all;
 }
 
+// Whether a call is spelled np.f(...): NumPy's functions take complex numbers where math's do not.
+bool spelled_with_numpy(const Expr& call) {
+  const Expr& callee = *call.args[0];
+  return callee.kind == ExprKind::Attribute && callee.args[0]->type.kind == TypeKind::Module &&
+         callee.args[0]->type.name == "numpy";
+}
+
+// "sqrt" for math.sqrt.
+std::string short_name(const Builtin& b) {
+  std::string path = b.path;
+  return path.substr(path.rfind('.') + 1);
+}
+
+// The cmath row of a math row (cmath.sqrt for math.sqrt), -1 where cmath has none.
+int complex_twin(const Builtin& b) { return find_builtin("cmath." + short_name(b)); }
+
 }  // namespace
 
 Type Checker::visit_call(Expr& e) {
   Expr& callee = *e.args[0];
+  if (callee.kind == ExprKind::Attribute && callee.name == "conjugate" && e.args.size() == 1 &&
+      visit(*callee.args[0]).is_scalar()) {  // z.conjugate() is np.conjugate(z)
+    ExprPtr value = std::move(callee.args[0]);
+    callee.kind = ExprKind::Name;
+    callee.name = "numpy.conjugate";  // a dotted name: one only check() makes (visit_name)
+    callee.args.clear();
+    callee.meaning = Meaning::Builtin;
+    callee.builtin = find_builtin("numpy.conjugate");
+    callee.type = type_of_kind(TypeKind::Function);
+    callee.type.name = "numpy.conjugate";
+    e.args.push_back(std::move(value));
+    e.meaning = Meaning::Builtin;
+    e.builtin = callee.builtin;
+    return call_builtin(e, builtin(callee.builtin));
+  }
   const Type& type = visit(callee);
   if (callee.meaning == Meaning::Builtin && type.kind == TypeKind::Function) {
     e.meaning = Meaning::Builtin;
@@ -64,6 +95,12 @@ std::vector<Expr*> Checker::arguments(Expr& call, size_t min, size_t max) {
 }
 
 const Type& Checker::number(const Expr& e, const std::string& what) const {
+  if (is_complex(e.type)) fail(start_of(e), what + " needs a real number, not " + to_string(e.type));
+  if (!is_number(e.type)) fail(start_of(e), what + " needs a number, not " + to_string(e.type));
+  return e.type;
+}
+
+const Type& Checker::real_or_complex(const Expr& e, const std::string& what) const {
   if (!is_number(e.type)) fail(start_of(e), what + " needs a number, not " + to_string(e.type));
   return e.type;
 }
@@ -76,9 +113,9 @@ const Type& Checker::integer(const Expr& e, const std::string& what, bool bool_o
 
 Type Checker::cast(Expr& e, DType dtype) {
   std::string name = describe(*e.args[0]) + "()";
-  if (info(dtype).kind == DTypeKind::Complex) fail(start_of(e), "complex numbers are not supported in kernels");
   std::vector<Expr*> args = arguments(e, 1, 1);
-  number(*args[0], name);
+  if (info(dtype).kind == DTypeKind::Complex) real_or_complex(*args[0], name);
+  else number(*args[0], name);
   e.meaning = Meaning::DTypeValue;
   return Type::scalar(dtype);
 }
@@ -113,9 +150,9 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
         result = result.kind == TypeKind::Unknown ? number(*a, name) : promote(result, number(*a, name));
       return result;
     }
-    case BuiltinRule::SameNumeric1: {
-      const Type& t = number(*arguments(e, 1, 1)[0], name);
-      return is_bool(t) ? Type::scalar(DType::Int64) : t;
+    case BuiltinRule::SameNumeric1: {  // abs(): of a complex number, its magnitude
+      const Type& t = real_or_complex(*arguments(e, 1, 1)[0], name);
+      return is_bool(t) ? Type::scalar(DType::Int64) : real_part(t);
     }
     case BuiltinRule::Round: {
       std::vector<Expr*> args = arguments(e, 1, 2);
@@ -131,10 +168,49 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
       number(*arguments(e, 1, 1)[0], name);
       return Type::scalar(DType::Float64);
     case BuiltinRule::CastBool:
-      number(*arguments(e, 1, 1)[0], name);
+      real_or_complex(*arguments(e, 1, 1)[0], name);
       return Type::scalar(DType::Bool);
-    case BuiltinRule::FloatMath1:
-      return float_result(number(*arguments(e, 1, 1)[0], name));
+    case BuiltinRule::FloatMath1: {
+      const Type& t = real_or_complex(*arguments(e, 1, 1)[0], name);
+      if (is_complex(t) && !(spelled_with_numpy(e) && complex_twin(b) >= 0))
+        fail(start_of(*e.args[1]), name + " needs a real number, not " + to_string(t) +
+                                       (complex_twin(b) >= 0 ? " (cmath." + short_name(b) + " takes complex numbers)" : ""));
+      return float_result(t);
+    }
+    case BuiltinRule::ComplexMath1: {  // cmath.exp(z), ...; cmath.log(z, base)
+      std::vector<Expr*> args = arguments(e, 1, b.id == BuiltinId::CmathLog ? 2 : 1);
+      Type result;
+      for (Expr* a : args)
+        result = result.kind == TypeKind::Unknown ? real_or_complex(*a, name) : promote(result, real_or_complex(*a, name));
+      return complex_result(result);
+    }
+    case BuiltinRule::ComplexToReal:  // cmath.phase
+      return real_part(complex_result(real_or_complex(*arguments(e, 1, 1)[0], name)));
+    case BuiltinRule::ComplexPolar: {
+      Type part = real_part(complex_result(real_or_complex(*arguments(e, 1, 1)[0], name)));
+      return Type::tuple({part, part});
+    }
+    case BuiltinRule::ComplexRect: {
+      std::vector<Expr*> args = arguments(e, 2, 2);
+      return complex_result(float_result(promote(number(*args[0], name), number(*args[1], name))));
+    }
+    case BuiltinRule::CastComplex: {  // complex(re=0, im=0): Python's complex, complex128
+      std::vector<Expr*> args = arguments(e, 0, 2);
+      for (Expr* a : args)
+        if (args.size() == 2) number(*a, name);
+        else real_or_complex(*a, name);
+      return Type::scalar(DType::Complex128);
+    }
+    case BuiltinRule::ComplexPart: {  // np.real(z), np.imag(z), z.real, z.imag
+      const Type& t = real_or_complex(*arguments(e, 1, 1)[0], name);
+      return is_complex(t) ? real_part(t) : committed(t);
+    }
+    case BuiltinRule::Conjugate:
+      return committed(real_or_complex(*arguments(e, 1, 1)[0], name));
+    case BuiltinRule::Power2: {  // pow(x, y) is x ** y
+      std::vector<Expr*> args = arguments(e, 2, 2);
+      return binary(Op::Pow, args[0]->type, args[1]->type, e.loc, args[0], args[1]);
+    }
     case BuiltinRule::FloatMath2:
     case BuiltinRule::FloatMath3: {
       Type result;
@@ -145,9 +221,13 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
     case BuiltinRule::FloatToInt64:
       number(*arguments(e, 1, 1)[0], name);
       return Type::scalar(DType::Int64);
-    case BuiltinRule::FloatPredicate:
-      number(*arguments(e, 1, 1)[0], name);
+    case BuiltinRule::FloatPredicate: {  // math.isnan(x); cmath.isnan and np.isnan take complex numbers too
+      const Type& t = real_or_complex(*arguments(e, 1, 1)[0], name);
+      if (is_complex(t) && !spelled_with_numpy(e) && std::string(b.path).rfind("cmath.", 0) != 0)
+        fail(start_of(*e.args[1]), name + " needs a real number, not " + to_string(t) + " (cmath." + short_name(b) +
+                                       " takes complex numbers)");
       return Type::scalar(DType::Bool);
+    }
     case BuiltinRule::FloatCompare2:
       for (Expr* a : arguments(e, 2, 2)) number(*a, name);
       return Type::scalar(DType::Bool);
@@ -246,7 +326,7 @@ Type Checker::new_array(Expr& e, const Builtin& b) {
   if (dims.empty()) fail(start_of(shape), name + " needs at least one dimension");
 
   DType element;
-  if (dtype.meaning == Meaning::DTypeValue && info(dtype.type.dtype).kind != DTypeKind::Complex) {
+  if (dtype.meaning == Meaning::DTypeValue) {
     element = dtype.type.dtype;
   } else if (dtype.meaning == Meaning::Builtin && builtin(dtype.builtin).rule == BuiltinRule::CastInt64) {
     element = DType::Int64;

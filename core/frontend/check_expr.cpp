@@ -46,7 +46,7 @@ const Type& Checker::visit(Expr& e) {
 Type Checker::visit_kind(Expr& e) {
   switch (e.kind) {
     case ExprKind::Int: return Type::scalar(e.is_uint64 ? DType::UInt64 : DType::Int64, true);
-    case ExprKind::Float: return Type::scalar(DType::Float64, true);
+    case ExprKind::Float: return Type::scalar(e.imaginary ? DType::Complex128 : DType::Float64, true);
     case ExprKind::Bool: return Type::scalar(DType::Bool);
     case ExprKind::None: fail(e.loc, "None is not supported here: kernel values are numbers, tuples and arrays");
     case ExprKind::String: fail(e.loc, "strings are not supported in kernels");  // parse() rejects them first
@@ -69,6 +69,8 @@ Type Checker::visit_kind(Expr& e) {
 }
 
 Type Checker::visit_name(Expr& e) {
+  if (e.meaning == Meaning::Builtin && e.builtin >= 0 && e.name == builtin(e.builtin).path)
+    return function_type(e.name);  // a builtin check() put in place of a method or attribute: z.real, z.conjugate()
   auto it = variables_.find(e.name);
   if (it != variables_.end()) {
     e.meaning = Meaning::Local;
@@ -117,8 +119,8 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
       return Type::tuple(std::move(items));
     }
     case GlobalValue::Module:
-      if (g.name != "math" && g.name != "numpy" && g.name != "jiasu")
-        fail(e.loc, "module '" + g.name + "' cannot be used in kernels (math, numpy and jiasu can)");
+      if (g.name != "math" && g.name != "cmath" && g.name != "numpy" && g.name != "jiasu")
+        fail(e.loc, "module '" + g.name + "' cannot be used in kernels (math, cmath, numpy and jiasu can)");
       e.meaning = Meaning::Module;
       return Type::module(g.name);
     case GlobalValue::DTypeValue:
@@ -150,6 +152,21 @@ Type Checker::visit_attribute(Expr& e) {
   Type type = visit(base);
   if (type.kind == TypeKind::Module) return module_attribute(e, type.name, type.name + "." + e.name);
   if (type.kind == TypeKind::Array) return array_attribute(e, type);
+  if (type.is_scalar() && (e.name == "real" || e.name == "imag")) {  // z.real is np.real(z)
+    ExprPtr value = std::move(e.args[0]);
+    auto callee = std::make_unique<Expr>(ExprKind::Name, e.loc);
+    callee->name = "numpy." + e.name;  // a dotted name: one only check() makes (visit_name)
+    callee->meaning = Meaning::Builtin;
+    callee->builtin = find_builtin("numpy." + e.name);
+    callee->type = function_type(builtin(callee->builtin).path);
+    e.kind = ExprKind::Call;
+    e.args.clear();
+    e.args.push_back(std::move(callee));
+    e.args.push_back(std::move(value));
+    e.meaning = Meaning::Builtin;
+    e.builtin = e.args[0]->builtin;
+    return real_part(type);
+  }
   fail(e.loc, "'" + e.name + "' is not an attribute of " + to_string(type) + " values in kernels");
 }
 
@@ -283,6 +300,8 @@ Type Checker::binary(Op op, const Type& a, const Type& b, SourceLoc loc, const E
   std::string unsupported = std::string("unsupported operand types for ") + op_text(op) + ": " + to_string(a) + " and " + to_string(b);
   if (!is_number(a) || !is_number(b)) fail(loc, unsupported);
   Type result = promote(a, b);
+  if (is_complex(result) && op != Op::Add && op != Op::Sub && op != Op::Mul && op != Op::Div && op != Op::Pow)
+    fail(loc, unsupported);  // as in Python: no //, % or bitwise operators on complex numbers
   switch (op) {
     case Op::BitAnd: case Op::BitOr: case Op::BitXor:
       if (!result.is_integer() && !is_bool(result)) fail(loc, unsupported);
@@ -313,7 +332,7 @@ Type Checker::visit_unary(Expr& e) {
   const Type& type = visit(operand);
   if (!is_number(type)) fail(e.loc, std::string("bad operand type for unary ") + op_text(e.op) + ": " + to_string(type));
   if (e.op == Op::Invert) {
-    if (type.is_float()) fail(e.loc, "bad operand type for unary ~: " + to_string(type));
+    if (type.is_float() || is_complex(type)) fail(e.loc, "bad operand type for unary ~: " + to_string(type));
     return type;
   }
   return is_bool(type) ? Type::scalar(DType::Int64) : type;
@@ -329,7 +348,8 @@ Type Checker::visit_compare(Expr& e) {
   for (size_t i = 0; i < e.ops.size(); ++i) {
     const Type& a = e.args[i]->type;
     const Type& b = e.args[i + 1]->type;
-    if (!is_number(a) || !is_number(b))
+    bool ordered = e.ops[i] != Op::Eq && e.ops[i] != Op::NotEq;  // complex numbers have no order
+    if (!is_number(a) || !is_number(b) || (ordered && (is_complex(a) || is_complex(b))))
       fail(e.loc, std::string("unsupported operand types for ") + op_text(e.ops[i]) + ": " + to_string(a) + " and " + to_string(b));
   }
   return Type::scalar(DType::Bool);

@@ -19,14 +19,16 @@
 namespace jiasu::fe::checking {
 
 // Type rules (promote.cpp)
-bool is_number(const Type& t);  // a bool, integer or float scalar
+bool is_number(const Type& t);  // a bool, integer, float or complex scalar
+bool is_real(const Type& t);    // a bool, integer or float scalar
+bool is_complex(const Type& t);
 bool is_number_tuple(const Type& t);  // a tuple of numbers and of such tuples
 bool is_bool(const Type& t);
 Type type_of_kind(TypeKind kind);  // Void, Range, DType, Function: types without parameters
 Type committed(Type t);                                  // literals made concrete: weak int -> int64
 bool can_store(const Type& value, DType target);         // a[i] = v, x += v, atomics
 bool assignable(const Type& variable, const Type& value);  // x = v for an existing x
-Type float_result(const Type& t);                        // ints -> float64, floats unchanged
+Type float_result(const Type& t);                        // ints -> float64, floats and complex unchanged
 std::optional<DType> dtype_named(const std::string& name);  // numpy/jiasu attribute names
 std::string builtin_path(const std::string& path);       // NumPy spellings of math builtins
 bool is_builtin_namespace(const std::string& path);      // "jiasu.atomic", "jiasu.threadIdx"
@@ -135,7 +137,8 @@ class Checker {
   void add_array_bytes(bool shared, int64_t bytes, SourceLoc where);
   Type atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args);
   std::vector<Expr*> arguments(Expr& call, size_t min, size_t max);
-  const Type& number(const Expr& e, const std::string& what) const;
+  const Type& number(const Expr& e, const std::string& what) const;  // a real number
+  const Type& real_or_complex(const Expr& e, const std::string& what) const;
   const Type& integer(const Expr& e, const std::string& what, bool bool_ok = false) const;
 
   Session& session_;

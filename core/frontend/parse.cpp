@@ -689,7 +689,10 @@ class Parser {
         return int_literal(next());
       case TokenKind::Float: {
         auto literal = make_expr(ExprKind::Float, next().loc);
-        literal->float_value = float_value(token.text);
+        std::string text = token.text;
+        literal->imaginary = text.back() == 'j' || text.back() == 'J';
+        if (literal->imaginary) text.pop_back();
+        literal->float_value = float_value(text);
         return literal;
       }
       case TokenKind::String:

@@ -24,7 +24,6 @@ Type promote_weak(const Type& weak, const Type& strong) {
 
 Type promote(const Type& a, const Type& b) {
   if (!a.is_scalar() || !b.is_scalar()) return Type{};
-  if (category(a.dtype) == Category::Complex || category(b.dtype) == Category::Complex) return Type{};
   if (a.weak && b.weak) {
     // Two literals stay a literal of the higher kind (a uint64-sized literal keeps its range).
     if (category(a.dtype) != category(b.dtype)) return category(a.dtype) > category(b.dtype) ? a : b;
@@ -33,6 +32,17 @@ Type promote(const Type& a, const Type& b) {
   if (a.weak) return promote_weak(a, b);
   if (b.weak) return promote_weak(b, a);
   return Type::scalar(*promote_types(a.dtype, b.dtype));
+}
+
+Type complex_result(const Type& t) {
+  if (info(t.dtype).kind == DTypeKind::Complex) return Type::scalar(t.dtype);
+  return Type::scalar(t.dtype == DType::Float32 || t.dtype == DType::Float16 || t.dtype == DType::BFloat16
+                          ? DType::Complex64 : DType::Complex128);
+}
+
+Type real_part(const Type& t) {
+  if (info(t.dtype).kind != DTypeKind::Complex) return t;
+  return Type::scalar(t.dtype == DType::Complex64 ? DType::Float32 : DType::Float64);
 }
 
 const Builtin& builtin(int index) { return kBuiltins[index]; }
@@ -52,7 +62,9 @@ int find_builtin(const std::string& path) {
 
 namespace jiasu::fe::checking {
 
-bool is_number(const Type& t) { return t.is_scalar() && info(t.dtype).kind != DTypeKind::Complex; }
+bool is_number(const Type& t) { return t.is_scalar(); }
+bool is_real(const Type& t) { return t.is_scalar() && !is_complex(t); }
+bool is_complex(const Type& t) { return t.is_scalar() && info(t.dtype).kind == DTypeKind::Complex; }
 
 bool is_number_tuple(const Type& t) {
   if (t.kind != TypeKind::Tuple) return false;
@@ -95,16 +107,17 @@ bool assignable(const Type& variable, const Type& value) {
   return value.weak && category(value.dtype) != Category::Bool && category(value.dtype) <= category(variable.dtype);
 }
 
-Type float_result(const Type& t) { return t.is_float() ? t : Type::scalar(DType::Float64, t.weak); }
+Type float_result(const Type& t) { return t.is_float() || is_complex(t) ? t : Type::scalar(DType::Float64, t.weak); }
 
 std::optional<DType> dtype_named(const std::string& name) {
   for (int i = 0; i < kDTypeCount; ++i) {
     DType d = static_cast<DType>(i);
-    if (info(d).kind != DTypeKind::Complex && name == info(d).name) return d;
+    if (name == info(d).name) return d;
   }
   static const std::map<std::string, DType> kAliases = {
       {"bool_", DType::Bool},     {"int_", DType::Int64},      {"intp", DType::Int64}, {"uintp", DType::UInt64},
-      {"half", DType::Float16},   {"single", DType::Float32},  {"double", DType::Float64}};
+      {"half", DType::Float16},   {"single", DType::Float32},  {"double", DType::Float64},
+      {"csingle", DType::Complex64}, {"cdouble", DType::Complex128}};
   auto it = kAliases.find(name);
   if (it == kAliases.end()) return std::nullopt;
   return it->second;
@@ -118,7 +131,8 @@ std::string builtin_path(const std::string& path) {
       {"numpy.maximum", "max"},       {"numpy.arcsin", "math.asin"},       {"numpy.arccos", "math.acos"},
       {"numpy.arctan", "math.atan"},  {"numpy.arctan2", "math.atan2"},     {"numpy.hypot", "math.hypot"},
       {"numpy.copysign", "math.copysign"}, {"numpy.arccosh", "math.acosh"},   {"numpy.arcsinh", "math.asinh"},
-      {"numpy.arctanh", "math.atanh"},  {"numpy.nextafter", "math.nextafter"}};
+      {"numpy.arctanh", "math.atanh"},  {"numpy.nextafter", "math.nextafter"}, {"numpy.conj", "numpy.conjugate"},
+      {"numpy.power", "pow"}};
   if (auto it = kAliases.find(path); it != kAliases.end()) return it->second;
   const std::string numpy = "numpy.";
   if (path.compare(0, numpy.size(), numpy) != 0) return path;

@@ -11,7 +11,7 @@ namespace jiasu::fe {
 enum class TokenKind {
   Name,       // identifiers and keywords (the parser tells them apart)
   Int,        // 12, 0x1F, 0o17, 0b101, 1_000
-  Float,      // 1.5, .5, 1e-3, 1_0.0, 2.
+  Float,      // 1.5, .5, 1e-3, 1_0.0, 2., and imaginary literals: 2j, 1.5J
   String,     // 'x', "x" (docstrings; strings are rejected elsewhere)
   Op,         // operators and delimiters: + - * / // % ** << >> & | ^ ~ < > <= >= == != ( ) [ ] , : . = += ... ->
   Newline,    // end of a logical line

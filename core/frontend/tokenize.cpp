@@ -377,7 +377,10 @@ class Tokenizer {
       if (!read_digits(10)) invalid();
       is_float = true;
     }
-    if (peek() == 'j' || peek() == 'J') fail(loc, "complex literals are not supported in kernels");
+    if (peek() == 'j' || peek() == 'J') {  // an imaginary literal: 2j, 1.5e3J (a Float token ending in j)
+      ++pos_;
+      is_float = true;
+    }
     if (is_ascii_name_start(peek()) || (peek() & 0x80)) invalid();
     if (!is_float && text_[start] == '0' && text_.find_first_not_of("0_", start) < pos_)
       fail(loc, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers");

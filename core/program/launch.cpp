@@ -92,7 +92,9 @@ void RepeatLaunch::pack(const ParamLayout& layout, const LaunchArgument* argumen
         r.contiguous = a.array->c_contiguous();
       }
     } else {
-      at = args_.slot(a.size, a.size, "a scalar");
+      // A complex number is aligned as its parts are (NumPy's and the runtime's complex layout).
+      const size_t align = info(a.dtype).kind == DTypeKind::Complex ? a.size / 2u : a.size;
+      at = args_.slot(a.size, align, "a scalar");
       std::memcpy(at, a.bytes, a.size);
       if (a.scalar_kind) {
         r.kind = Record::Scalar;

@@ -41,7 +41,7 @@ struct LaunchArgument {
   // An array the next launch may replace by another Array of the same dtype, rank and contiguity (the
   // caller's own array, not one made for this launch, e.g. a staged copy).
   bool repeatable = false;
-  unsigned char bytes[8] = {};  // a scalar's value, `size` bytes of it
+  unsigned char bytes[16] = {};  // a scalar's value, `size` bytes of it (complex128 takes 16)
   uint8_t size = 0;
   DType dtype = DType::Bool;
   bool weak = false;  // a Python int or float (NEP 50)
@@ -58,7 +58,7 @@ struct LaunchArgument {
   }
   template <typename T>
   static LaunchArgument scalar(T value, DType dtype, bool weak = false) {
-    static_assert(sizeof(T) <= sizeof(bytes), "scalars are at most 8 bytes");
+    static_assert(sizeof(T) <= sizeof(bytes), "scalars are at most 16 bytes");
     LaunchArgument a;
     std::memcpy(a.bytes, &value, sizeof value);
     a.size = sizeof value;

@@ -76,7 +76,7 @@ def _describe(value):
     if isinstance(value, types.ModuleType):
         if value.__name__ == "jiasu.cuda":  # Numba's spelling: cuda.grid(1) is jiasu.grid(1)
             return ("module", "jiasu")
-        return ("module", value.__name__) if value.__name__ in ("math", "numpy", "jiasu") else (
+        return ("module", value.__name__) if value.__name__ in ("math", "cmath", "numpy", "jiasu") else (
             "unsupported", f"module {value.__name__}")
     if isinstance(value, (DeviceFunction, _core.KernelFunction)):  # a kernel called from a kernel, as Numba allows
         return ("function", value._description)

@@ -177,7 +177,17 @@ TEST(CheckPromote, BFloat16FollowsFloat16) {
 TEST(CheckPromote, NonScalarsHaveNoPromotion) {
   EXPECT_EQ(promote(A(F32), S(F32)).kind, TypeKind::Unknown);
   EXPECT_EQ(promote(S(F32), T({S(F32)})).kind, TypeKind::Unknown);
-  EXPECT_EQ(promote(S(DType::Complex64), S(F32)).kind, TypeKind::Unknown);
+}
+
+TEST(CheckPromote, ComplexPromotesAsNumPy) {
+  const DType C64 = DType::Complex64, C128 = DType::Complex128;
+  EXPECT_EQ(promote(S(C64), S(F32)), S(C64));
+  EXPECT_EQ(promote(S(C64), S(F64)), S(C128));
+  EXPECT_EQ(promote(S(C64), S(I32)), S(C128));
+  EXPECT_EQ(promote(S(C64), W(F64)), S(C64));    // a Python float adapts (NEP 50)
+  EXPECT_EQ(promote(S(F32), W(C128)), S(C64));   // float32 with a Python complex: complex64
+  EXPECT_EQ(promote(S(I16), W(C128)), S(C128));
+  EXPECT_EQ(promote(W(I64), W(C128)), W(C128));  // two literals: the higher kind, still a literal
 }
 
 TEST(CheckBuiltins, TableIsConsistent) {
@@ -667,8 +677,8 @@ INSTANTIATE_TEST_SUITE_P(Names, CheckError, ::testing::Values(
     ErrorCase{"NumpyAttribute", "def k(a):\n    a[0] = np.linalg\n", kF32Array, "'numpy.linalg' is not supported in kernels", 2, 15},
     ErrorCase{"JiasuAttribute", "def k(a):\n    jiasu.atomic.mul(a, 0, 1)\n", kF32Array,
               "'jiasu.atomic.mul' is not supported in kernels", 2, 18},
-    ErrorCase{"ScalarAttribute", "def k(a, n):\n    a[0] = n.real\n", kArrayAndInt,
-              "'real' is not an attribute of int64 values in kernels", 2, 14},
+    ErrorCase{"ScalarAttribute", "def k(a, n):\n    a[0] = n.angle\n", kArrayAndInt,
+              "'angle' is not an attribute of int64 values in kernels", 2, 14},
     ErrorCase{"ArrayAttribute", "def k(a):\n    a[0] = a.T[0]\n", kF32Array,
               "array attribute 'T' is not supported in kernels (shape, size and ndim are)", 2, 14},
     ErrorCase{"NotCallable", "def k(a, n):\n    a[0] = n(1)\n", kArrayAndInt, "'n' is not callable: it is int64", 2, 12},

@@ -40,14 +40,6 @@ TEST(CheckArguments, AWrongCountIsTheCallersErrorInPythonsWords) {
   EXPECT_EQ(argument_error("def k():\n    pass\n", {f32}), "k() takes 0 positional arguments but 1 was given (defined at k.py:1:1)");
 }
 
-TEST(CheckArguments, ComplexValuesAreTheCallersError) {
-  EXPECT_EQ(argument_error("def k(a, z):\n    pass\n", {array(DType::Float32), scalar(DType::Complex64)}),
-            "argument 1 of kernel 'k' is complex64: complex numbers are not supported in kernels (parameter 'z' at "
-            "k.py:1:10)");
-  EXPECT_EQ(argument_error("def k(z):\n    pass\n", {array(DType::Complex128, 2)}),
-            "argument 0 of kernel 'k' is array(complex128, 2d, C): complex numbers are not supported in kernels "
-            "(parameter 'z' at k.py:1:7)");
-}
 
 TEST(CheckArguments, ADeviceFunctionCalledWrongIsAnErrorInTheKernel) {
   Globals globals{{"twice", testing::device_function("def twice(x):\n    return 2 * x\n")}};
@@ -163,6 +155,53 @@ TEST(CheckHints, BoolIsSpelledAsTheModulesHaveIt) {
   std::string message = compile_error("def k(a, out):\n    out[0] = a[0]\n", {}, {array(DType::Int32), array(DType::Bool)});
   EXPECT_EQ(suggestion(message, "e.g. with ", "(...)"), "jiasu.bool_") << message;
   check(python("def k(a, out):\n    out[0] = jiasu.bool_(a[0])\n"), {array(DType::Int32), array(DType::Bool)});
+}
+
+TEST(CheckComplex, OperationsPythonRefusesOnComplexNumbersAreErrors) {
+  const Globals modules{{"math", module_value("math")}, {"cmath", module_value("cmath")}};
+  const std::vector<Type> z2 = {array(DType::Complex64), array(DType::Complex64)};
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = a[0] < b[0]\n", modules, z2),
+            "unsupported operand types for <: complex64 and complex64");
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = a[0] // b[0]\n", modules, z2),
+            "unsupported operand types for //: complex64 and complex64");
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = a[0] % 2\n", modules, z2),
+            "unsupported operand types for %: complex64 and int64");
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = ~a[0]\n", modules, z2), "bad operand type for unary ~: complex64");
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = math.sqrt(a[0])\n", modules, z2),
+            "math.sqrt() needs a real number, not complex64 (cmath.sqrt takes complex numbers)");
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = math.isnan(a[0])\n", modules, z2),
+            "math.isnan() needs a real number, not complex64 (cmath.isnan takes complex numbers)");
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = int(a[0])\n", modules, z2), "int() needs a real number, not complex64");
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = min(a[0], b[0])\n", modules, z2),
+            "min() needs a real number, not complex64");
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = cmath.rect(a[0], 1.0)\n", modules, z2),
+            "cmath.rect() needs a real number, not complex64");
+  EXPECT_EQ(compile_error("def k(a, b):\n    x = 1.5\n    x = a[0]\n", modules, z2).substr(0, 31),
+            "variable 'x' was float64 (line ");
+}
+
+TEST(CheckComplex, ComplexArgumentsLiteralsAndCmathTypeAsPythonAndNumPy) {
+  const Globals modules{{"math", module_value("math")}, {"cmath", module_value("cmath")}, {"np", module_value("numpy")}};
+  auto local_type = [&](const std::string& body, const std::vector<Type>& signature, const std::string& name) {
+    Program program = check(python("def k(a, s):\n" + body, modules), signature);
+    for (const Local& local : program.kernel().locals)
+      if (local.name == name) return to_string(local.type);
+    return std::string("no local ") + name;
+  };
+  const std::vector<Type> c64 = {array(DType::Complex64), scalar(DType::Float32)};
+  EXPECT_EQ(local_type("    x = a[0] * 2.5\n", c64, "x"), "complex64");       // a Python float adapts (NEP 50)
+  EXPECT_EQ(local_type("    x = s + 1j\n", c64, "x"), "complex64");           // float32 with a Python complex
+  EXPECT_EQ(local_type("    x = 1j * 2\n", c64, "x"), "complex128");
+  EXPECT_EQ(local_type("    x = abs(a[0])\n", c64, "x"), "float32");
+  EXPECT_EQ(local_type("    x = a[0].real\n", c64, "x"), "float32");
+  EXPECT_EQ(local_type("    x = a[0].conjugate()\n", c64, "x"), "complex64");
+  EXPECT_EQ(local_type("    x = cmath.exp(s)\n", c64, "x"), "complex64");
+  EXPECT_EQ(local_type("    x = np.sqrt(a[0])\n", c64, "x"), "complex64");
+  EXPECT_EQ(local_type("    x = cmath.phase(a[0])\n", c64, "x"), "float32");
+  EXPECT_EQ(local_type("    x = cmath.polar(a[0])\n", c64, "x"), "tuple(float32, float32)");
+  EXPECT_EQ(local_type("    x = complex(s, 2)\n", c64, "x"), "complex128");
+  EXPECT_EQ(local_type("    x = a[0] / 2\n", c64, "x"), "complex64");
+  EXPECT_EQ(local_type("    x = a[0] == s\n", c64, "x"), "bool");
 }
 
 }  // namespace

@@ -416,7 +416,6 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"def k(a):\n    b = 'text'\n", "2:9: strings are not supported in jiasu kernels"},
         ErrorCase{"def k(a):\n    b = f'{a}'\n", "2:9: f-strings are not supported in jiasu kernels"},
         ErrorCase{"def k(a):\n    b = a[...]\n", "2:11: '...' (Ellipsis) is not supported in jiasu kernels"},
-        ErrorCase{"def k(a):\n    b = 2 + 3j\n", "2:13: complex literals are not supported in kernels"},
         ErrorCase{"def k(a):\n    b = 18446744073709551616\n", "2:9: integer literal too large"},
         ErrorCase{"def k(a):\n    b = 0x1_0000_0000_0000_0000\n", "2:9: integer literal too large"},
         ErrorCase{"def k(a):\n    f(x=1, x=2)\n", "2:12: keyword argument repeated: x"},

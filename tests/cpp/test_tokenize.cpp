@@ -90,10 +90,15 @@ TEST(Tokenize, MalformedNumbersAreErrorsAtTheLiteralOrTheBadDigit) {
   EXPECT_EQ(error_of("x = 0o8"), "1:7: invalid digit '8' in octal literal");
 }
 
-TEST(Tokenize, ImaginaryLiteralsAreRejected) {
-  EXPECT_EQ(error_of("x = 1j"), "1:5: complex literals are not supported in kernels");
-  EXPECT_EQ(error_of("x = 1.5J"), "1:5: complex literals are not supported in kernels");
-  EXPECT_EQ(error_of("x = y + 2e3j"), "1:9: complex literals are not supported in kernels");
+TEST(Tokenize, ImaginaryLiteralsAreFloatTokensEndingInJ) {
+  for (const char* literal : {"1j", "1.5J", "2e3j", "0j", "00j", "1_0.5j", ".5j"}) {
+    std::vector<Token> tokens = lex(literal);
+    ASSERT_EQ(tokens.size(), 3u) << literal;
+    EXPECT_EQ(tokens[0].kind, TokenKind::Float) << literal;
+    EXPECT_EQ(tokens[0].text, literal);
+  }
+  EXPECT_EQ(error_of("x = 1jj"), "1:5: invalid decimal literal");
+  EXPECT_EQ(error_of("x = 0x1j"), "1:5: invalid hexadecimal literal");
 }
 
 TEST(Tokenize, OperatorsTakeTheLongestMatch) {

@@ -355,3 +355,5 @@ template <typename T> JIASU_FN T inf() { return cast<T>(bit_cast<double>(0x7ff00
 template <typename T> JIASU_FN T nan() { return cast<T>(bit_cast<double>(0x7ff8000000000000ULL)); }
 
 }  // namespace jiasu
+
+#include "emit/runtime/complex.h"

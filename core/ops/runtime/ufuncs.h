@@ -11,35 +11,6 @@
 
 #include "emit/runtime/kernel_runtime.h"
 
-namespace jiasu {
-
-// complex64 / complex128 (the c_type of those dtypes): NumPy's layout, real part first. Converts from any
-// real value (imaginary part 0) and, explicitly, to one (the real part, as NumPy's astype).
-template <typename F>
-struct complex {
-  F re, im;
-  complex() = default;
-  JIASU_FN constexpr complex(F r, F i) : re(r), im(i) {}
-  template <typename T>
-  JIASU_FN constexpr complex(T r) : re(static_cast<F>(r)), im(0) {}
-  template <typename G>
-  JIASU_FN constexpr complex(complex<G> c) : re(static_cast<F>(c.re)), im(static_cast<F>(c.im)) {}
-  template <typename T>
-  JIASU_FN explicit operator T() const { return static_cast<T>(re); }
-};
-using complex64 = complex<float>;
-using complex128 = complex<double>;
-template <typename F> JIASU_FN complex<F> operator+(complex<F> a, complex<F> b) { return {a.re + b.re, a.im + b.im}; }
-template <typename F> JIASU_FN complex<F> operator-(complex<F> a, complex<F> b) { return {a.re - b.re, a.im - b.im}; }
-template <typename F> JIASU_FN complex<F> operator-(complex<F> a) { return {-a.re, -a.im}; }
-template <typename F>
-JIASU_FN complex<F> operator*(complex<F> a, complex<F> b) {
-  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
-}
-template <typename F> JIASU_FN bool operator!=(complex<F> a, int zero) { return a.re != zero || a.im != zero; }
-
-}  // namespace jiasu
-
 namespace jiasu::ufunc {
 
 // Integer arithmetic wraps as NumPy's does: computed in 64-bit unsigned, where overflow is defined.
