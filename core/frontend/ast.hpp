@@ -120,6 +120,7 @@ struct Expr {
   bool imaginary = false;   // Float: an imaginary literal (2j), complex(0, float_value)
   Op op = Op::None;         // Binary, Unary, BoolOp
   std::vector<Op> ops;      // Compare: one per comparison
+  bool numpy_order = false; // Compare: made from np.less & co., which order complex numbers (check_ufuncs.cpp)
   std::vector<std::unique_ptr<Expr>> args;  // operands / elements / call arguments / indices
   std::vector<std::pair<std::string, std::unique_ptr<Expr>>> keywords;  // Call keywords
   int depth = 1;            // parse(): levels of this subtree (1 for a leaf), at most kMaxExpressionDepth

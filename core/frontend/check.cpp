@@ -157,6 +157,7 @@ void Checker::check_block(std::vector<StmtPtr>& body) {
 void Checker::check_stmt(Stmt& s) {
   switch (s.kind) {
     case StmtKind::Expr:
+      if (rewrite_ufunc_with_out(s)) return check_stmt(s);
       visit(*s.value);
       return;
     case StmtKind::Assign: return check_assign(s);

@@ -48,6 +48,7 @@ int complex_twin(const Builtin& b) { return find_builtin("cmath." + short_name(b
 }  // namespace
 
 Type Checker::visit_call(Expr& e) {
+  if (rewrite_operator_ufunc(e)) return visit_kind(e);  // np.add(a, b) is a + b
   Expr& callee = *e.args[0];
   if (callee.kind == ExprKind::Attribute && callee.name == "conjugate" && e.args.size() == 1 &&
       visit(*callee.args[0]).is_scalar()) {  // z.conjugate() is np.conjugate(z)
@@ -144,10 +145,13 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
       }
       return Type::scalar(DType::Int64);
     }
-    case BuiltinRule::MinMax: {
+    case BuiltinRule::MinMax: {  // np.maximum & co. order complex numbers as NumPy does, min() and max() do not
       Type result;
-      for (Expr* a : arguments(e, 2, kAny))
-        result = result.kind == TypeKind::Unknown ? number(*a, name) : promote(result, number(*a, name));
+      const bool numpy = spelled_with_numpy(e);
+      for (Expr* a : arguments(e, 2, kAny)) {
+        const Type& t = numpy ? real_or_complex(*a, name) : number(*a, name);
+        result = result.kind == TypeKind::Unknown ? t : promote(result, t);
+      }
       return result;
     }
     case BuiltinRule::SameNumeric1: {  // abs(): of a complex number, its magnitude
@@ -172,7 +176,8 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
       return Type::scalar(DType::Bool);
     case BuiltinRule::FloatMath1: {
       const Type& t = real_or_complex(*arguments(e, 1, 1)[0], name);
-      if (is_complex(t) && !(spelled_with_numpy(e) && complex_twin(b) >= 0))
+      const bool numpy_complex = complex_twin(b) >= 0 || b.id == BuiltinId::Log2;  // np.log2 takes complex too
+      if (is_complex(t) && !(spelled_with_numpy(e) && numpy_complex))
         fail(start_of(*e.args[1]), name + " needs a real number, not " + to_string(t) +
                                        (complex_twin(b) >= 0 ? " (cmath." + short_name(b) + " takes complex numbers)" : ""));
       return float_result(t);

@@ -349,7 +349,7 @@ Type Checker::visit_compare(Expr& e) {
     const Type& a = e.args[i]->type;
     const Type& b = e.args[i + 1]->type;
     bool ordered = e.ops[i] != Op::Eq && e.ops[i] != Op::NotEq;  // complex numbers have no order
-    if (!is_number(a) || !is_number(b) || (ordered && (is_complex(a) || is_complex(b))))
+    if (!is_number(a) || !is_number(b) || (ordered && !e.numpy_order && (is_complex(a) || is_complex(b))))
       fail(e.loc, std::string("unsupported operand types for ") + op_text(e.ops[i]) + ": " + to_string(a) + " and " + to_string(b));
   }
   return Type::scalar(DType::Bool);

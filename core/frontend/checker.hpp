@@ -4,6 +4,7 @@
 //   check_assigned.cpp  definite assignment: no read of a variable that some path left unassigned
 //   check_expr.cpp      names, attributes, subscripts and operators
 //   check_call.cpp      calls: casts, builtins and device functions
+//   check_ufuncs.cpp    NumPy's ufuncs: operators by other names, and np.f(x, out) filling an array
 //   check_hints.cpp     code that messages suggest, spelled so that this function's module compiles it
 #pragma once
 
@@ -126,6 +127,11 @@ class Checker {
   std::string dtype_code(DType dtype, const std::string& suffix);
   std::string jiasu_code(const std::string& path);
   std::string jiasu_import_note();
+
+  // NumPy's ufuncs (check_ufuncs.cpp): np.add(a, b) and the like become operators; np.f(x, out) a loop nest.
+  bool rewrite_operator_ufunc(Expr& call);
+  bool rewrite_ufunc_with_out(Stmt& s);
+  int ufunc_inputs(const Expr& call);
 
   // Calls (check_call.cpp)
   Type visit_call(Expr& e);

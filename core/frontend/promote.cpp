@@ -132,6 +132,7 @@ std::string builtin_path(const std::string& path) {
       {"numpy.arctan", "math.atan"},  {"numpy.arctan2", "math.atan2"},     {"numpy.hypot", "math.hypot"},
       {"numpy.copysign", "math.copysign"}, {"numpy.arccosh", "math.acosh"},   {"numpy.arcsinh", "math.asinh"},
       {"numpy.arctanh", "math.atanh"},  {"numpy.nextafter", "math.nextafter"}, {"numpy.conj", "numpy.conjugate"},
+      {"numpy.deg2rad", "math.radians"}, {"numpy.rad2deg", "math.degrees"}, 
       {"numpy.power", "pow"}};
   if (auto it = kAliases.find(path); it != kAliases.end()) return it->second;
   const std::string numpy = "numpy.";

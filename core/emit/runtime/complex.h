@@ -49,6 +49,12 @@ JIASU_FN complex<F> operator/(complex<F> a, complex<F> b) {
 template <typename F> JIASU_FN bool operator==(complex<F> a, complex<F> b) { return a.re == b.re && a.im == b.im; }
 template <typename F> JIASU_FN bool operator!=(complex<F> a, complex<F> b) { return !(a == b); }
 template <typename F> JIASU_FN bool operator!=(complex<F> a, int zero) { return a.re != zero || a.im != zero; }
+// NumPy's order of complex numbers (np.less, np.maximum, ...): by real part, then imaginary part. Python's own
+// operators refuse to compare complex numbers; the front end sees to that.
+template <typename F> JIASU_FN bool operator<(complex<F> a, complex<F> b) { return a.re < b.re || (a.re == b.re && a.im < b.im); }
+template <typename F> JIASU_FN bool operator>(complex<F> a, complex<F> b) { return b < a; }
+template <typename F> JIASU_FN bool operator<=(complex<F> a, complex<F> b) { return a.re < b.re || (a.re == b.re && a.im <= b.im); }
+template <typename F> JIASU_FN bool operator>=(complex<F> a, complex<F> b) { return b <= a; }
 
 template <typename T> struct complex_parts { using type = void; };
 template <typename F> struct complex_parts<complex<F>> { using type = F; };
@@ -105,6 +111,11 @@ JIASU_FN complex<F> exp_(complex<F> z) {
 
 template <typename F> JIASU_FN complex<F> log_(complex<F> z) { return {log_(hypot_(z.re, z.im)), atan2_(z.im, z.re)}; }
 template <typename F> JIASU_FN complex<F> log_(complex<F> z, complex<F> base) { return log_(z) / log_(base); }
+template <typename F>
+JIASU_FN complex<F> log2_(complex<F> z) {  // np.log2
+  complex<F> l = log_(z);
+  return {l.re / F(0.6931471805599453094), l.im / F(0.6931471805599453094)};
+}
 // log10 divides the parts by ln 10: better at infinities than log(z) / log(10).
 template <typename F>
 JIASU_FN complex<F> log10_(complex<F> z) {
