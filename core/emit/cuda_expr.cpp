@@ -580,6 +580,10 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
       return f + "(" + expr_as(arg(0), fe::complex_result(arg(0).type)) + ")";
     case BuiltinRule::ComplexPolar:
       return f + "<" + c_type(e.type) + ">(" + expr_as(arg(0), fe::complex_result(arg(0).type)) + ")";
+    case BuiltinRule::Frexp:
+      return f + "<" + c_type(e.type) + ">(" + expr_as(arg(0), e.type.items[0]) + ")";
+    case BuiltinRule::Ldexp:
+      return f + "(" + expr_as(arg(0), e.type) + ", " + expr_as(arg(1), scalar(DType::Int32)) + ")";
     case BuiltinRule::ComplexRect: {
       const Type part = fe::real_part(e.type);
       return f + "(" + expr_as(arg(0), part) + ", " + expr_as(arg(1), part) + ")";
@@ -593,7 +597,10 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
       return b.id == fe::BuiltinId::Real ? converted(0) : number_literal(Number{}, e.type.dtype);
     case BuiltinRule::CastInt64: case BuiltinRule::CastFloat64: case BuiltinRule::CastBool:
       return converted(0);
-    case BuiltinRule::FloatToInt64: case BuiltinRule::FloatPredicate: case BuiltinRule::BitCount:
+    case BuiltinRule::BitCount:
+      if (b.id == fe::BuiltinId::IntBitCount) return f + "(jiasu::abs_(" + expr(arg(0)) + "))";  // Python's: of abs(x)
+      return f + "(" + expr(arg(0)) + ")";
+    case BuiltinRule::FloatToInt64: case BuiltinRule::FloatPredicate:
     case BuiltinRule::SameInteger1:  // the runtime overloads on the argument's own type
       return f + "(" + expr(arg(0)) + ")";
     case BuiltinRule::FloatCompare2:  // idem, on both arguments' own types

@@ -16,7 +16,7 @@ enum class BuiltinRule : uint8_t {
   FloatMath1, FloatMath2, FloatMath3, FloatToInt64, FloatPredicate, FloatCompare2, ConstPi, ConstE, ConstInf, ConstNan,
   GridN, IndexValue, Void0, SyncPredicateInt, SyncPredicateBool, SyncWarp, NewArray,
   Atomic, AtomicInt, AtomicUnsigned, AtomicCas, Shuffle, VoteBallot, VoteBool, Mask0, BitCount, SameInteger1,
-  ComplexMath1, ComplexToReal, ComplexPolar, ComplexRect, CastComplex, ComplexPart, Conjugate, Power2,
+  ComplexMath1, ComplexToReal, ComplexPolar, ComplexRect, CastComplex, ComplexPart, Conjugate, Power2, Frexp, Ldexp,
 };
 
 enum class BuiltinId : uint16_t {

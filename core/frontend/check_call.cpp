@@ -29,6 +29,12 @@ std::vector<DType> atomic_dtypes(const Builtin& b) {
   return all;
 }
 
+// float32 for float32 and the half types, float64 for the others: what frexp and ldexp compute in.
+Type float_part(const Type& t) {
+  const bool single = t.dtype == DType::Float32 || t.dtype == DType::Float16 || t.dtype == DType::BFloat16;
+  return Type::scalar(single ? DType::Float32 : DType::Float64);
+}
+
 // Whether a call is spelled np.f(...): NumPy's functions take complex numbers where math's do not.
 bool spelled_with_numpy(const Expr& call) {
   const Expr& callee = *call.args[0];
@@ -50,16 +56,19 @@ int complex_twin(const Builtin& b) { return find_builtin("cmath." + short_name(b
 Type Checker::visit_call(Expr& e) {
   if (rewrite_operator_ufunc(e)) return visit_kind(e);  // np.add(a, b) is a + b
   Expr& callee = *e.args[0];
-  if (callee.kind == ExprKind::Attribute && callee.name == "conjugate" && e.args.size() == 1 &&
-      visit(*callee.args[0]).is_scalar()) {  // z.conjugate() is np.conjugate(z)
+  const char* method = callee.kind != ExprKind::Attribute ? nullptr
+                       : callee.name == "conjugate"     ? "numpy.conjugate"  // z.conjugate() is np.conjugate(z)
+                       : callee.name == "bit_count"     ? "int.bit_count"
+                                                        : nullptr;
+  if (method && e.args.size() == 1 && e.keywords.empty() && visit(*callee.args[0]).is_scalar()) {
     ExprPtr value = std::move(callee.args[0]);
     callee.kind = ExprKind::Name;
-    callee.name = "numpy.conjugate";  // a dotted name: one only check() makes (visit_name)
+    callee.name = method;  // a dotted name: one only check() makes (visit_name)
     callee.args.clear();
     callee.meaning = Meaning::Builtin;
-    callee.builtin = find_builtin("numpy.conjugate");
+    callee.builtin = find_builtin(method);
     callee.type = type_of_kind(TypeKind::Function);
-    callee.type.name = "numpy.conjugate";
+    callee.type.name = method;
     e.args.push_back(std::move(value));
     e.meaning = Meaning::Builtin;
     e.builtin = callee.builtin;
@@ -212,6 +221,15 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
     }
     case BuiltinRule::Conjugate:
       return committed(real_or_complex(*arguments(e, 1, 1)[0], name));
+    case BuiltinRule::Frexp: {  // math.frexp(x): (mantissa, exponent), in float32 for float32 (and half) values
+      const Type& t = number(*arguments(e, 1, 1)[0], name);
+      return Type::tuple({float_part(t), Type::scalar(DType::Int64)});
+    }
+    case BuiltinRule::Ldexp: {
+      std::vector<Expr*> args = arguments(e, 2, 2);
+      integer(*args[1], name + "'s exponent", true);
+      return float_part(number(*args[0], name));
+    }
     case BuiltinRule::Power2: {  // pow(x, y) is x ** y
       std::vector<Expr*> args = arguments(e, 2, 2);
       return binary(Op::Pow, args[0]->type, args[1]->type, e.loc, args[0], args[1]);

@@ -78,7 +78,7 @@ def _describe(value):
             return ("module", "jiasu")
         return ("module", value.__name__) if value.__name__ in ("math", "cmath", "numpy", "jiasu") else (
             "unsupported", f"module {value.__name__}")
-    if isinstance(value, (DeviceFunction, _core.KernelFunction)):  # a kernel called from a kernel, as Numba allows
+    if isinstance(value, (DeviceFunction, _core.KernelFunction, SignatureKernel)):  # a kernel called from a kernel
         return ("function", value._description)
     name = _dtype_name(value)  # NumPy 2's dtype instances are of classes such as Float32DType
     if name:
@@ -128,3 +128,40 @@ def kernel(fn=None, *, debug=False, **options):
 def func(fn):
     """Mark a Python function as a device function, callable from kernels."""
     return DeviceFunction(fn)
+
+
+class SignatureKernel:
+    """A kernel given a signature (Numba's ``cuda.jit("void(int32[:], int32)")``): its scalar arguments take the
+    signature's types, as Numba's do, so a Python int passed for an int32 parameter is an int32 in the kernel.
+    Everything else is the kernel's own (``k[blocks, threads]``, ``forall``, ``specialize``, ``py_func``, ...)."""
+
+    _SCALARS = (bool, int, float, complex)
+
+    def __init__(self, kernel, scalar_types):
+        self._kernel = kernel
+        self._conversions = [(i, t) for i, t in enumerate(scalar_types) if t is not None]
+        self._description = kernel._description
+
+    def _converted(self, args):
+        np = sys.modules["numpy"]  # a signature's scalar types are NumPy's
+        args = list(args)
+        for i, scalar_type in self._conversions:
+            if i >= len(args) or not isinstance(args[i], (self._SCALARS, np.generic)):
+                continue
+            if isinstance(args[i], int) and issubclass(scalar_type, np.integer):  # wraps, as Numba's conversion does
+                args[i] = np.uint64(args[i] & 0xFFFF_FFFF_FFFF_FFFF).astype(scalar_type)
+            else:
+                args[i] = scalar_type(args[i])
+        return args
+
+    def __getitem__(self, config):
+        launch = self._kernel[config]
+        return lambda *args: launch(*self._converted(args))
+
+    def forall(self, *args, **kwargs):
+        launch = self._kernel.forall(*args, **kwargs)
+        return lambda *args: launch(*self._converted(args))
+
+    def __getattr__(self, name):
+        return getattr(self._kernel, name)
+

@@ -5,6 +5,7 @@ Inside a kernel, ``cuda.X`` means what ``jiasu.X`` means (``cuda.grid(1)``, ``cu
 API on jiasu's arrays, streams and events. Differences from Numba are listed in docs/python-api.md.
 """
 import jiasu as _jiasu
+from jiasu._kernel import SignatureKernel as _SignatureKernel
 
 # Numba's scalar type names, as dtypes (they work in kernels, e.g. cuda.shared.array(32, cuda.float32)).
 _TYPE_NAMES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
@@ -18,8 +19,9 @@ _IGNORED_OPTIONS = frozenset({"inline", "fastmath", "max_registers", "lineinfo",
 
 
 def jit(func_or_sig=None, device=False, debug=False, link=(), **options):
-    """Numba's ``@cuda.jit``: bare, with options, or with a signature (a string, a type or a list of them),
-    which is accepted and not needed: jiasu compiles on first call for each argument signature.
+    """Numba's ``@cuda.jit``: bare, with options, or with a signature (a string, a type or a list of them).
+    jiasu compiles on first call for each argument signature; a signature's scalar types convert the scalar
+    arguments, as Numba's do (``cuda.jit("void(int32[:], int32)")`` makes a Python int an int32).
     ``device=True`` makes a device function (``@jiasu.func``), ``debug=True`` checks every index on the CPU
     backend. ``link=`` (external CUDA C++) is not supported yet."""
     unknown = set(options) - _IGNORED_OPTIONS
@@ -28,12 +30,45 @@ def jit(func_or_sig=None, device=False, debug=False, link=(), **options):
     if link:
         raise NotImplementedError("cuda.jit(link=...): linking external CUDA C++ is not supported by jiasu yet")
 
-    def wrap(fn):
-        return _jiasu.func(fn) if device else _jiasu.kernel(fn, debug=debug)
+    def wrap(fn, signature=None):
+        if device:
+            return _jiasu.func(fn)
+        kernel = _jiasu.kernel(fn, debug=debug)
+        scalar_types = _signature_scalar_types(signature)
+        return _SignatureKernel(kernel, scalar_types) if any(t is not None for t in scalar_types) else kernel
 
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, type)):
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, type)) and not hasattr(func_or_sig, "args"):
         return wrap(func_or_sig)
-    return wrap  # None or a signature
+    return lambda fn: wrap(fn, func_or_sig)  # None or a signature
+
+
+def _signature_scalar_types(signature):
+    """Per kernel parameter, the NumPy scalar type a Numba signature gives it: None for arrays, for what is not
+    a scalar type, and for every parameter when there is no signature or a list of several."""
+    if isinstance(signature, list):
+        signature = signature[0] if len(signature) == 1 else None
+    if signature is None:
+        return []
+    if isinstance(signature, str):
+        inside = signature[signature.find("(") + 1:signature.rfind(")")] if "(" in signature else signature
+        params, depth, start = [], 0, 0
+        for i, c in enumerate(inside + ","):
+            depth += c in "[(" and 1 or (-1 if c in "])" else 0)
+            if c == "," and depth == 0:
+                params.append(inside[start:i].strip())
+                start = i + 1
+        names = [p if p and "[" not in p else None for p in params]
+    else:
+        args = getattr(signature, "args", signature)  # a Signature, or a tuple of argument types
+        names = [None if hasattr(a, "ndim") else str(a) for a in (args if isinstance(args, tuple) else (args,))]
+    import numpy as np
+
+    def scalar_type(name):
+        try:
+            return getattr(np, _ALIASES.get(name, name)) if name in _TYPE_NAMES or name in _ALIASES else None
+        except AttributeError:
+            return None
+    return [scalar_type(name) if name else None for name in names]
 
 
 # Host API: arrays.

@@ -1,6 +1,7 @@
 """Numba-CUDA programs on jiasu: `from jiasu import cuda` (the decorator, kernels spelled with cuda.*, the host
 API) and `python -m jiasu numba SCRIPT.py` running the seed article's example written as Numba code, each
 checked against NumPy. Runs on the CPU backend everywhere and on CUDA where a GPU is present."""
+import math
 import os
 import subprocess
 import sys
@@ -470,3 +471,58 @@ def test_loops_over_arrays_enumerate_and_zip(each_backend):
     expected = (sum(x) + sum(i * v for i, v in enumerate(y, 1)) + 100 * sum(a * b for a, b in zip(x, y))
                 + 1000 * sum(a + b for a, b in list(zip(x, y))[:2]))
     assert out.copy_to_host()[0] == expected
+
+
+def test_a_signature_types_the_scalar_arguments_as_numba_does(each_backend):
+    def leading_zeros(out, x):
+        out[0] = cuda.clz(x)
+
+    def rounded(out, x, n):
+        out[0] = round(x, n)
+
+    out = np.zeros(1, np.int32)
+    for signature in ("void(int32[:], int32)", "void(int32[::1], i4)", ["void(int32[:], int32)"]):
+        cuda.jit(signature)(leading_zeros)[1, 1](out, 0x00100000)
+        assert out[0] == 11  # in 32 bits, not the 64 of a plain Python int
+    cuda.jit("void(int32[:], int32)")(leading_zeros)[1, 1](out, 0xFFFFFFFF)  # wraps into int32, as Numba's does
+    assert out[0] == 0
+    cuda.jit("void(int32[:], int64)")(leading_zeros)[1, 1](out, 0x00100000)
+    assert out[0] == 43
+    f = np.zeros(1, np.float32)
+    cuda.jit("void(float32[:], float32, int32)")(rounded)[1, 1](f, 0.3425, 3)  # rounds the float32 value (in double)
+    assert f[0] == np.float32(np.round(np.float64(np.float32(0.3425)), 3)) == np.float32(0.343)
+    kernel = cuda.jit("void(int32[:], int32)")(leading_zeros)
+    assert kernel.py_func is leading_zeros
+    kernel.forall(1)(out, 1)
+    assert out[0] == 31
+
+
+def test_frexp_ldexp_and_bit_count(each_backend):
+    @cuda.jit
+    def frexp_ldexp(mantissa, exponent, back, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            mantissa[i], exponent[i] = math.frexp(x[i])
+            back[i] = math.ldexp(mantissa[i], exponent[i])
+
+    @cuda.jit
+    def bits(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i].bit_count()
+
+    x = np.array([3.1415, -0.0, 0.0, 1e-310, -7.5e300, np.inf, -np.inf, np.nan, 1.0], np.float64)
+    for dtype in (np.float32, np.float64):
+        with np.errstate(over="ignore"):  # -7.5e300 is -inf in float32
+            xs = x.astype(dtype)
+        m, e, back = np.zeros_like(xs), np.zeros(len(xs), np.int32), np.zeros_like(xs)
+        frexp_ldexp[1, 32](m, e, back, xs)
+        expected = [math.frexp(v) for v in xs.astype(np.float64)] if dtype == np.float64 else \
+            [(np.float32(mv), ev) for mv, ev in (math.frexp(float(v)) for v in xs)]
+        np.testing.assert_array_equal(m, np.array([mv for mv, _ in expected], dtype))
+        np.testing.assert_array_equal(e, [ev for _, ev in expected])
+        np.testing.assert_array_equal(back, xs)
+    ints = np.array([0, 1, -1, 255, -256, 2 ** 62 + 3, -2 ** 63], np.int64)
+    out = np.zeros(len(ints), np.int64)
+    bits[1, 32](out, ints)
+    np.testing.assert_array_equal(out, [int(v).bit_count() for v in ints])  # Python's: of abs(x)

@@ -116,6 +116,17 @@ JIASU_FN double degrees_(double x) { return (180.0 / 3.14159265358979323846) * x
 JIASU_FN double radians_(double x) { return (3.14159265358979323846 / 180.0) * x; }
 JIASU_FN float degrees_(float x) { return static_cast<float>(180.0 / 3.14159265358979323846) * x; }
 JIASU_FN float radians_(float x) { return static_cast<float>(3.14159265358979323846 / 180.0) * x; }
+// math.frexp into the kernel's tuple struct R (mantissa, exponent); CPython's (x, 0) for 0, inf and nan.
+template <typename R> JIASU_FN R frexp_(float x) {
+  int e = 0;
+  return isfinite(x) && x != 0 ? R{::frexpf(x, &e), e} : R{x, 0};
+}
+template <typename R> JIASU_FN R frexp_(double x) {
+  int e = 0;
+  return isfinite(x) && x != 0 ? R{::frexp(x, &e), e} : R{x, 0};
+}
+JIASU_FN float ldexp_(float x, int e) { return ::ldexpf(x, e); }
+JIASU_FN double ldexp_(double x, int e) { return ::ldexp(x, e); }
 JIASU_FN float fma_(float a, float b, float c) { return ::fmaf(a, b, c); }
 JIASU_FN double fma_(double a, double b, double c) { return ::fma(a, b, c); }
 
