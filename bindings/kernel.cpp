@@ -628,7 +628,8 @@ void bind_kernel(nb::module_& m) {
       }, nb::arg("n"), nb::arg("stream") = nb::none(), nb::arg("shared_bytes") = 0,
          "A launch over n threads with the block size the occupancy API favours.")
       .def("__call__", [](KernelFunction& k, nb::args) {
-        throw BadArgument("a kernel is launched with a configuration: " + k.name() + "[blocks, threads](...)");
+        throw BadValue("launch configuration was not specified: a kernel is launched as " + k.name() +
+                       "[blocks, threads](...)");  // Numba's words and type
       })
       .def("inspect_cuda", [](KernelFunction& k) {
         return per_signature(k, [](Specialization& s) { return nb::str(s.cuda_source().c_str()); });

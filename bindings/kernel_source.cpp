@@ -8,7 +8,8 @@
 namespace jiasu::py {
 namespace {
 
-// The Python layer describes each global as a tuple: ("int", 3), ("module", "math"), ("function", f), ...
+// The Python layer describes each global as a tuple: ("int", 3), ("module", "math"), ("function", f),
+// ("builtin", "jiasu.grid"), ...
 // `held`: the kernel's list of the device functions' descriptions (see function_source).
 fe::GlobalValue global_from(nb::handle description, PyObject* held) {
   fe::GlobalValue g;
@@ -47,6 +48,9 @@ fe::GlobalValue global_from(nb::handle description, PyObject* held) {
     int held_already = PySequence_Contains(held, t[1].ptr());
     if (held_already < 0 || (!held_already && PyList_Append(held, t[1].ptr()) != 0)) throw nb::python_error();
     g.function = function_source(t[1], held);
+  } else if (kind == "builtin") {  // a kernel-language name (jiasu.grid) or an operator-module function
+    g.kind = fe::GlobalValue::Builtin;
+    g.name = nb::cast<std::string>(t[1]);
   } else if (kind == "unsupported") {
     g.kind = fe::GlobalValue::Unsupported;
     g.name = nb::cast<std::string>(t[1]);

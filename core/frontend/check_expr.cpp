@@ -129,10 +129,16 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
     case GlobalValue::Function:
       e.meaning = Meaning::DeviceFunction;
       return function_type(e.name);
-    case GlobalValue::Builtin:
-      e.meaning = Meaning::Builtin;
+    case GlobalValue::Builtin:  // a kernel-language name (jiasu.grid, jiasu.atomic) or operator.add & co.
+      if (is_builtin_namespace(g.name)) {
+        e.meaning = Meaning::Module;
+        return Type::module(g.name);
+      }
       e.builtin = find_builtin(g.name);
-      return function_type(g.name);
+      if (e.builtin < 0 && g.name.rfind("operator.", 0) != 0)
+        fail(e.loc, "global '" + e.name + "' is " + g.name + ", which kernels cannot use");
+      e.meaning = Meaning::Builtin;
+      return function_type(g.name);  // an operator function has no row: rewrite_operator_ufunc makes it the operator
     case GlobalValue::Missing: {
       int index = e.name.find('.') == std::string::npos ? find_builtin(e.name) : -1;
       if (index < 0) fail(e.loc, "name '" + e.name + "' is not defined");

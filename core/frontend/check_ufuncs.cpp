@@ -45,6 +45,29 @@ const OperatorUfunc kOperatorUfuncs[] = {
     {"logical_not", ExprKind::Unary, Op::Not, 1},
 };
 
+// The operator module's functions as values (op = operator.add; op(a, b)), as Numba takes them: Python's
+// operators, so complex numbers are not ordered. operator.abs is the builtin abs.
+const OperatorUfunc kOperatorFunctions[] = {
+    {"add", ExprKind::Binary, Op::Add, 2},         {"iadd", ExprKind::Binary, Op::Add, 2},
+    {"sub", ExprKind::Binary, Op::Sub, 2},         {"isub", ExprKind::Binary, Op::Sub, 2},
+    {"mul", ExprKind::Binary, Op::Mul, 2},         {"imul", ExprKind::Binary, Op::Mul, 2},
+    {"truediv", ExprKind::Binary, Op::Div, 2},     {"itruediv", ExprKind::Binary, Op::Div, 2},
+    {"floordiv", ExprKind::Binary, Op::FloorDiv, 2}, {"ifloordiv", ExprKind::Binary, Op::FloorDiv, 2},
+    {"mod", ExprKind::Binary, Op::Mod, 2},         {"imod", ExprKind::Binary, Op::Mod, 2},
+    {"pow", ExprKind::Binary, Op::Pow, 2},         {"ipow", ExprKind::Binary, Op::Pow, 2},
+    {"and_", ExprKind::Binary, Op::BitAnd, 2},     {"iand", ExprKind::Binary, Op::BitAnd, 2},
+    {"or_", ExprKind::Binary, Op::BitOr, 2},       {"ior", ExprKind::Binary, Op::BitOr, 2},
+    {"xor", ExprKind::Binary, Op::BitXor, 2},      {"ixor", ExprKind::Binary, Op::BitXor, 2},
+    {"lshift", ExprKind::Binary, Op::LShift, 2},   {"ilshift", ExprKind::Binary, Op::LShift, 2},
+    {"rshift", ExprKind::Binary, Op::RShift, 2},   {"irshift", ExprKind::Binary, Op::RShift, 2},
+    {"neg", ExprKind::Unary, Op::USub, 1},         {"pos", ExprKind::Unary, Op::UAdd, 1},
+    {"invert", ExprKind::Unary, Op::Invert, 1},    {"inv", ExprKind::Unary, Op::Invert, 1},
+    {"not_", ExprKind::Unary, Op::Not, 1},
+    {"lt", ExprKind::Compare, Op::Lt, 2},          {"le", ExprKind::Compare, Op::LtE, 2},
+    {"gt", ExprKind::Compare, Op::Gt, 2},          {"ge", ExprKind::Compare, Op::GtE, 2},
+    {"eq", ExprKind::Compare, Op::Eq, 2},          {"ne", ExprKind::Compare, Op::NotEq, 2},
+};
+
 ExprPtr node(ExprKind kind, SourceLoc loc) { return std::make_unique<Expr>(kind, loc); }
 
 // A name check() resolves to a builtin without asking the module (visit_name): `bool` stays Python's bool
@@ -72,11 +95,13 @@ std::string numpy_name(const Expr& call) {
   return base.type.kind == TypeKind::Module && base.type.name == "numpy" ? callee.name : "";
 }
 
-const OperatorUfunc* operator_ufunc(const std::string& name) {
-  for (const OperatorUfunc& u : kOperatorUfuncs)
+template <size_t N>
+const OperatorUfunc* find(const OperatorUfunc (&table)[N], const std::string& name) {
+  for (const OperatorUfunc& u : table)
     if (name == u.name) return &u;
   return nullptr;
 }
+const OperatorUfunc* operator_ufunc(const std::string& name) { return find(kOperatorUfuncs, name); }
 
 // A copy of an unchecked name or attribute chain (what the loop nest reads again on every pass).
 ExprPtr copy_plain(const Expr& e) {
@@ -94,9 +119,25 @@ bool is_plain(const Expr& e) {
 
 bool Checker::rewrite_operator_ufunc(Expr& call) {
   Expr& callee = *call.args[0];
-  if (callee.kind != ExprKind::Attribute) return false;
-  visit(*callee.args[0]);
-  const OperatorUfunc* u = operator_ufunc(numpy_name(call));
+  const OperatorUfunc* u = nullptr;
+  bool numpy = false;
+  if (callee.kind == ExprKind::Attribute) {
+    visit(*callee.args[0]);
+    u = operator_ufunc(numpy_name(call));
+    numpy = true;
+  } else if (callee.kind == ExprKind::Name) {  // a global bound to operator.add & co.
+    const Type& type = visit(callee);
+    const std::string prefix = "operator.";
+    if (type.kind == TypeKind::Function && type.name.rfind(prefix, 0) == 0) {
+      const std::string name = type.name.substr(prefix.size());
+      if (name == "abs" || name == "truth") {  // builtins: abs(x), bool(x)
+        call.args[0] = builtin_name(name == "abs" ? "abs" : "bool", callee.loc);
+        return false;
+      }
+      u = find(kOperatorFunctions, name);
+      if (!u) fail(callee.loc, "'" + type.name + "' is not supported in kernels");
+    }
+  }
   if (!u || static_cast<int>(call.args.size()) - 1 != u->inputs || !call.keywords.empty()) return false;
   std::vector<ExprPtr> operands;
   for (size_t i = 1; i < call.args.size(); ++i) operands.push_back(std::move(call.args[i]));
@@ -107,7 +148,7 @@ bool Checker::rewrite_operator_ufunc(Expr& call) {
   call.args = std::move(operands);
   if (u->kind == ExprKind::Compare) {
     call.ops = {u->op};
-    call.numpy_order = true;
+    call.numpy_order = numpy;
   } else {
     call.op = u->op;
   }

@@ -6,7 +6,7 @@ and what the function's global names refer to (through ``resolve``).
 import sys
 import types
 
-from . import _core
+from . import _core, _intrinsics
 
 _NUMBER_TYPES = (bool, int, float)
 
@@ -80,6 +80,10 @@ def _describe(value):
             "unsupported", f"module {value.__name__}")
     if isinstance(value, (DeviceFunction, _core.KernelFunction, SignatureKernel)):  # a kernel called from a kernel
         return ("function", value._description)
+    if isinstance(value, _intrinsics.KernelName):  # from jiasu import grid
+        return ("builtin", value._path)
+    if isinstance(value, types.BuiltinFunctionType) and value.__module__ in ("_operator", "operator"):
+        return ("builtin", "operator." + value.__name__)  # operator.add as a value, as Numba takes it
     name = _dtype_name(value)  # NumPy 2's dtype instances are of classes such as Float32DType
     if name:
         return ("dtype", name)
@@ -161,6 +165,9 @@ class SignatureKernel:
     def forall(self, *args, **kwargs):
         launch = self._kernel.forall(*args, **kwargs)
         return lambda *args: launch(*self._converted(args))
+
+    def __call__(self, *args):
+        return self._kernel(*args)  # raises: a kernel is launched with a configuration
 
     def __getattr__(self, name):
         return getattr(self._kernel, name)

@@ -100,7 +100,7 @@ def test_python_kernel_launch_errors(fake_driver, nvrtc, tmp_path):
     assert out[3].startswith("TypeError: add() missing 1 required positional argument: 'out' (defined at "), out[3]
     assert out[4].startswith("TypeError: argument 2 of kernel 'add': expected device memory"), out[4]
     assert out[5].startswith("TypeError: kernel arguments are positional; the only keyword is device="), out[5]
-    assert out[6] == "TypeError: a kernel is launched with a configuration: add[blocks, threads](...)"
+    assert out[6] == "ValueError: launch configuration was not specified: a kernel is launched as add[blocks, threads](...)"
     assert out[7].startswith("TypeError: blocks must be an int or a tuple of up to 3 ints, not bool"), out[7]
     assert out[8] == "ValueError: forall(n) needs n >= 0, not -1"
     assert out[9] == "no error"

@@ -526,3 +526,44 @@ def test_frexp_ldexp_and_bit_count(each_backend):
     out = np.zeros(len(ints), np.int64)
     bits[1, 32](out, ints)
     np.testing.assert_array_equal(out, [int(v).bit_count() for v in ints])  # Python's: of abs(x)
+
+
+def operator_kernel(op):
+    @cuda.jit
+    def apply(out, a, b):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = op(a[i], b[i])
+
+    return apply
+
+
+def test_operator_functions_and_kernel_names_as_values(each_backend):
+    import operator
+
+    from jiasu import atomic, grid, threadIdx
+
+    a = np.array([7.0, -3.5, 2.0, 9.0])
+    b = np.array([2.0, 1.5, -4.0, 9.0])
+    for op in (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+               operator.pow, operator.lt, operator.ge, operator.eq, operator.ne):
+        out = np.zeros(4)
+        operator_kernel(op)[1, 32](out, a, b)
+        with np.errstate(invalid="ignore"):  # (-3.5) ** 1.5 is nan on both sides
+            np.testing.assert_array_equal(out, op(a, b).astype(np.float64), err_msg=op.__name__)
+
+    @cuda.jit
+    def unary(out, a):
+        i = grid(1)  # kernel-language names imported from jiasu
+        if i < out.size:
+            out[i] = negate(a[i]) + absolute(a[i]) + threadIdx.x * 0
+            atomic.add(out, 0, 0)
+
+    negate, absolute = operator.neg, operator.abs
+    out = np.zeros(4)
+    unary[1, 32](out, a)
+    np.testing.assert_array_equal(out, -a + np.abs(a))
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
+        unary(out, a)
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
+        cuda.jit("void(float64[:], float64[:])")(unary.py_func)(out, a)
