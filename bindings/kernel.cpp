@@ -84,9 +84,38 @@ bool python_number(PyObject* o, size_t index, const std::string& kernel, LaunchA
   return false;
 }
 
-// Scalars (Python and NumPy): their bytes and dtype. False for anything else.
+bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a);
+
+// A tuple (or namedtuple) of scalars and of such tuples: packed as the kernel's struct of it.
+LaunchArgument tuple_argument(PyObject* o, size_t index, const std::string& kernel) {
+  std::vector<LaunchArgument> items(static_cast<size_t>(PyTuple_GET_SIZE(o)));
+  for (size_t k = 0; k < items.size(); ++k) {
+    PyObject* item = PyTuple_GET_ITEM(o, static_cast<Py_ssize_t>(k));
+    if (!classify_scalar(item, index, kernel, items[k]))
+      throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "' is a tuple holding " +
+                        python_type_name(nb::handle(item)) + ": tuples passed to kernels hold numbers and tuples of them");
+  }
+  std::vector<std::string> fields;  // a namedtuple's
+  if (!PyTuple_CheckExact(o)) {
+    nb::object names = nb::getattr(nb::handle(Py_TYPE(o)), "_fields", nb::none());
+    if (!names.is_none())
+      for (nb::handle name : names) fields.push_back(nb::cast<std::string>(nb::str(name)));
+    if (fields.size() != items.size()) fields.clear();
+  }
+  try {
+    return LaunchArgument::tuple(items, fields);
+  } catch (const BadArgument& e) {
+    throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
+  }
+}
+
+// Scalars (Python and NumPy) and tuples of them: their bytes and dtype. False for anything else.
 bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
   if (python_number(o, index, kernel, a)) return true;
+  if (PyTuple_Check(o)) {
+    a = tuple_argument(o, index, kernel);
+    return true;
+  }
   if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
   if (const NumpyScalarType* scalar = numpy_scalar_type(o)) {
     // A type jiasu has no dtype for: asking again raises the reason.

@@ -48,7 +48,7 @@ bool Type::operator==(const Type& other) const {
       return dtype == other.dtype && ndim == other.ndim && contiguous == other.contiguous &&
              space == other.space;
     case TypeKind::Tuple:
-      return items == other.items;
+      return items == other.items && fields == other.fields;
     case TypeKind::Module:
     case TypeKind::Function:
       return name == other.name;
@@ -84,8 +84,9 @@ std::string to_string(const Type& type) {
              (type.contiguous ? "C" : "A") + ")";
     }
     case TypeKind::Tuple: {
-      std::string out = "tuple(";
-      for (size_t i = 0; i < type.items.size(); ++i) out += (i ? ", " : "") + to_string(type.items[i]);
+      std::string out = type.fields.empty() ? "tuple(" : "namedtuple(";
+      for (size_t i = 0; i < type.items.size(); ++i)
+        out += (i ? ", " : "") + (type.fields.empty() ? "" : type.fields[i] + "=") + to_string(type.items[i]);
       return out + ")";
     }
     case TypeKind::Module:

@@ -53,6 +53,7 @@ struct Type {
   bool contiguous = false;       // Array: C-contiguous, so indexing needs no strides
   MemorySpace space = MemorySpace::Global;  // Array
   std::vector<Type> items;       // Tuple
+  std::vector<std::string> fields;  // Tuple: a namedtuple's field names, one per item (none for a plain tuple)
   std::string name;              // Module: "math", "numpy", "jiasu", "jiasu.threadIdx", ...; Function: its name
 
   static Type scalar(DType d, bool weak = false);

@@ -158,6 +158,14 @@ Type Checker::visit_attribute(Expr& e) {
   Type type = visit(base);
   if (type.kind == TypeKind::Module) return module_attribute(e, type.name, type.name + "." + e.name);
   if (type.kind == TypeKind::Array) return array_attribute(e, type);
+  if (type.kind == TypeKind::Tuple && !type.fields.empty()) {  // point.x of a namedtuple is point[0]
+    auto field = std::find(type.fields.begin(), type.fields.end(), e.name);
+    if (field == type.fields.end()) fail(e.loc, "'" + e.name + "' is not a field of " + to_string(type));
+    e.kind = ExprKind::Subscript;
+    e.args.push_back(std::make_unique<Expr>(ExprKind::Int, e.loc));
+    e.args.back()->int_value = field - type.fields.begin();
+    return tuple_item(e, Type(type));
+  }
   if (type.is_scalar() && (e.name == "real" || e.name == "imag")) {  // z.real is np.real(z)
     ExprPtr value = std::move(e.args[0]);
     auto callee = std::make_unique<Expr>(ExprKind::Name, e.loc);

@@ -34,7 +34,39 @@ static_assert(sizeof(HostParams::Slot) >= sizeof(ArrayA<float, kMaxKernelArrayRa
 
 }  // namespace
 
+LaunchArgument LaunchArgument::tuple(const std::vector<LaunchArgument>& items, const std::vector<std::string>& fields) {
+  LaunchArgument t;
+  if (items.size() > 255) throw BadArgument("a tuple passed to a kernel holds at most 255 items");
+  t.tuple_key = {fields.empty() ? 'T' : 'N', static_cast<char>(items.size())};
+  size_t size = 0, align = 1;
+  for (size_t k = 0; k < items.size(); ++k) {
+    const LaunchArgument& item = items[k];
+    if (!fields.empty()) {
+      if (fields[k].size() > 255) throw BadArgument("a namedtuple passed to a kernel has field names of at most 255 bytes");
+      t.tuple_key += static_cast<char>(fields[k].size());
+      t.tuple_key += fields[k];
+    }
+    if (item.array) throw BadArgument("a tuple passed to a kernel holds numbers and tuples of them, not arrays");
+    const size_t a = item.alignment();
+    size = (size + a - 1) / a * a;
+    if (size + item.size > sizeof t.bytes) throw BadArgument("a tuple passed to a kernel takes at most 64 bytes");
+    std::memcpy(t.bytes + size, item.bytes, item.size);
+    size += item.size;
+    align = std::max(align, a);
+    append_argument_key(t.tuple_key, item);
+  }
+  size = size == 0 ? 1 : (size + align - 1) / align * align;
+  if (size > sizeof t.bytes) throw BadArgument("a tuple passed to a kernel takes at most 64 bytes");
+  t.size = static_cast<uint8_t>(size);
+  t.tuple_align = static_cast<uint8_t>(align);
+  return t;
+}
+
 void append_argument_key(std::string& key, const LaunchArgument& argument) {
+  if (!argument.tuple_key.empty()) {
+    key += argument.tuple_key;
+    return;
+  }
   if (!argument.array) return append_scalar_key(key, argument.dtype, argument.weak);
   const Array& array = *argument.array;
   if (array.ndim() > kMaxKernelArrayRank) throw BadArgument("kernel arrays have at most 8 dimensions");
@@ -92,9 +124,7 @@ void RepeatLaunch::pack(const ParamLayout& layout, const LaunchArgument* argumen
         r.contiguous = a.array->c_contiguous();
       }
     } else {
-      // A complex number is aligned as its parts are (NumPy's and the runtime's complex layout).
-      const size_t align = info(a.dtype).kind == DTypeKind::Complex ? a.size / 2u : a.size;
-      at = args_.slot(a.size, align, "a scalar");
+      at = args_.slot(a.size, a.alignment(), a.tuple_key.empty() ? "a scalar" : "a tuple");
       std::memcpy(at, a.bytes, a.size);
       if (a.scalar_kind) {
         r.kind = Record::Scalar;

@@ -41,7 +41,7 @@ struct LaunchArgument {
   // An array the next launch may replace by another Array of the same dtype, rank and contiguity (the
   // caller's own array, not one made for this launch, e.g. a staged copy).
   bool repeatable = false;
-  unsigned char bytes[16] = {};  // a scalar's value, `size` bytes of it (complex128 takes 16)
+  unsigned char bytes[64] = {};  // a scalar's value, `size` bytes of it (complex128 takes 16, a tuple up to 64)
   uint8_t size = 0;
   DType dtype = DType::Bool;
   bool weak = false;  // a Python int or float (NEP 50)
@@ -49,6 +49,21 @@ struct LaunchArgument {
   // launch cannot take) and, where the kind needs it, the value's type. The core only compares them.
   uint8_t scalar_kind = 0;
   const void* scalar_type = nullptr;
+  // A tuple of scalars (and of such tuples): its bytes laid out as the kernel's struct of it, its signature
+  // entry ('T', count, the items' entries) and the struct's alignment. Empty for anything else.
+  std::string tuple_key;
+  uint8_t tuple_align = 0;
+
+  // The tuple of `items` (scalars or tuples), laid out as C lays out the emitted struct: each item at its
+  // alignment, the size rounded up to the largest; an empty tuple takes one byte, as an empty C++ struct does.
+  // BadArgument for an array item or more than 64 bytes.
+  // `fields`: a namedtuple's field names, one per item (at most 255 bytes each), or none.
+  static LaunchArgument tuple(const std::vector<LaunchArgument>& items, const std::vector<std::string>& fields = {});
+  // Where a scalar or tuple sits in a parameter buffer: a complex number at its parts' alignment.
+  size_t alignment() const {
+    if (!tuple_key.empty()) return tuple_align;
+    return info(dtype).kind == DTypeKind::Complex ? size / 2u : size;
+  }
 
   static LaunchArgument of(const Array& array, bool repeatable = true) {
     LaunchArgument a;
@@ -58,7 +73,7 @@ struct LaunchArgument {
   }
   template <typename T>
   static LaunchArgument scalar(T value, DType dtype, bool weak = false) {
-    static_assert(sizeof(T) <= sizeof(bytes), "scalars are at most 16 bytes");
+    static_assert(sizeof(T) <= 16, "scalars are at most 16 bytes");
     LaunchArgument a;
     std::memcpy(a.bytes, &value, sizeof value);
     a.size = sizeof value;

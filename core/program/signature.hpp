@@ -1,6 +1,8 @@
 // The argument signature a Python kernel is specialised for, encoded as a short byte string so that the
 // launch path can build it and look it up without allocating. One entry per argument:
 //   array:  'A', dtype, ndim, contiguous (0/1)      scalar: 'S', dtype, weak (0/1)
+//   tuple:  'T', count, then each item's entry (scalars and tuples); a namedtuple: 'N', count, then each item's
+//           name (its length, its bytes) and entry
 #pragma once
 
 #include <string>

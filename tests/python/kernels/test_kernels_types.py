@@ -283,3 +283,49 @@ def test_casts(rng):
     assert_same(i32, xf.astype(np.int32), "np.int32(float64): toward zero")
     assert_same(b, expected_bool, "bool(int32)")
     assert_same(u8, (xi & 255).astype(np.uint8), "np.uint8(int32 & 255)")
+
+
+@jiasu.kernel
+def k_tuple_argument(out, t):
+    out[0] = len(t)
+    out[1] = len(t[0])
+    out[2] = t[0][0]
+    out[3] = t[0][1] * 10
+    out[4] = t[1]
+    out[5] = t[2]
+
+
+@jiasu.kernel
+def k_named_tuple_argument(out, p):
+    out[0] = p.x + p.y * 2
+    out[1] = p.r
+
+
+def test_tuples_and_namedtuples_are_kernel_arguments():
+    """Tuples of numbers (nested, mixed types, empty) pass by value, laid out as the kernel's struct of them."""
+    import collections
+
+    out = jiasu.zeros(6, np.float64)
+    for t in (((6, 5.5), 7, np.int8(-3)), ((np.float32(1.5), True), 2 ** 40, 0.25), ((np.uint16(9), 2j.imag), -1, 3)):
+        k_tuple_argument[1, 1](out, t)
+        assert out.get().tolist() == [3, 2, t[0][0], t[0][1] * 10, t[1], t[2]]
+    empty = jiasu.zeros(2, np.int64)
+
+    @jiasu.kernel
+    def lengths(out, t):
+        out[0] = len(t)
+        out[1] = len(t[1])
+
+    lengths[1, 1](empty, ((), (), ()))
+    assert empty.get().tolist() == [3, 0]
+    Point = collections.namedtuple("Point", ("x", "y", "r"))
+    k_named_tuple_argument[1, 1](out, Point(1, 2, 2.5))
+    assert out.get()[:2].tolist() == [5, 2.5]
+
+
+def test_tuples_holding_arrays_or_too_many_bytes_are_type_errors():
+    out = jiasu.zeros(6, np.float64)
+    with pytest.raises(TypeError, match="argument 1 of kernel 'k_tuple_argument' is a tuple holding ndarray"):
+        k_tuple_argument[1, 1](out, ((np.zeros(2), 1), 2, 3))
+    with pytest.raises(TypeError, match="a tuple passed to a kernel takes at most 64 bytes"):
+        k_tuple_argument[1, 1](out, (tuple(range(9)), 2, 3))
