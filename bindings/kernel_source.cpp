@@ -48,6 +48,21 @@ fe::GlobalValue global_from(nb::handle description, PyObject* held) {
     int held_already = PySequence_Contains(held, t[1].ptr());
     if (held_already < 0 || (!held_already && PyList_Append(held, t[1].ptr()) != 0)) throw nb::python_error();
     g.function = function_source(t[1], held);
+  } else if (kind == "array") {  // ("array", dtype name, shape, C-order bytes): a NumPy array global
+    g.kind = fe::GlobalValue::ConstantArray;
+    std::string name = nb::cast<std::string>(t[1]);
+    try {
+      g.dtype = dtype_from_name(name);
+    } catch (const BadArgument&) {
+      g.kind = fe::GlobalValue::Unsupported;
+      g.name = "NumPy array of dtype '" + name + "', which kernels cannot hold";
+      return g;
+    }
+    for (nb::handle extent : t[2]) g.shape.push_back(nb::cast<int64_t>(extent));
+    char* bytes = nullptr;
+    Py_ssize_t length = 0;
+    if (PyBytes_AsStringAndSize(t[3].ptr(), &bytes, &length) != 0) throw nb::python_error();
+    g.data.assign(bytes, static_cast<size_t>(length));
   } else if (kind == "builtin") {  // a kernel-language name (jiasu.grid) or an operator-module function
     g.kind = fe::GlobalValue::Builtin;
     g.name = nb::cast<std::string>(t[1]);

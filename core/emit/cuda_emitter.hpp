@@ -29,14 +29,18 @@ inline std::string function_name(const fe::Function& fn) {
   return fn.mangled_name.empty() ? user_name(fn.name) : fn.mangled_name;
 }
 
-// The structs that hold tuple values (only tuple variables need them): one per distinct item types.
+// What a translation unit defines before its functions: the structs that hold tuple values (only tuple
+// variables need them), one per distinct item types, and the bytes of the constant arrays its functions read.
 class TupleStructs {
  public:
   std::string name_of(const fe::Type& tuple);  // defines it on first use
+  // The symbol of `c`'s bytes, defined on first use with `storage` (the target's qualifiers).
+  std::string constant_array(const fe::ConstantArray& c, const std::string& storage);
   const std::string& definitions() const { return definitions_; }
 
  private:
   std::map<std::string, bool> defined_;
+  std::map<std::string, std::string> constants_;  // name + bytes -> symbol
   std::string definitions_;
 };
 
@@ -61,6 +65,8 @@ struct Target {
   std::string dynamic_shared_base;
   // The first statement of every loop iteration ("" for none): the CPU backend checks for Ctrl-C there.
   std::string loop_check;
+  // The qualifiers of a constant array's bytes, an `unsigned char` array aligned to 16.
+  std::string constant_storage;
 };
 const Target& cuda_target();
 // emit_cuda_function / emit_host_function for `target`.

@@ -1,5 +1,6 @@
 // emit_cuda(): expressions. Each returns C++ text whose type is exactly the C++ type of the expression's
 // fe::Type; operands are converted to the type the checker gave the operation before it is applied.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -176,6 +177,22 @@ std::string TupleStructs::name_of(const Type& tuple) {
   return name;
 }
 
+std::string TupleStructs::constant_array(const fe::ConstantArray& c, const std::string& storage) {
+  std::string& symbol = constants_[c.name + '\0' + c.data];
+  if (!symbol.empty()) return symbol;
+  symbol = "jiasu_constant" + std::to_string(constants_.size()) + "_" + user_name(c.name);
+  std::string bytes;
+  static const char* kHex = "0123456789abcdef";
+  for (size_t i = 0; i < c.data.size(); ++i) {
+    const unsigned char b = static_cast<unsigned char>(c.data[i]);
+    bytes += std::string(i ? (i % 24 ? "," : ",\n  ") : "") + "0x" + kHex[b >> 4] + kHex[b & 15];
+  }
+  if (bytes.empty()) bytes = "0";  // an empty array: C++ has no zero-length arrays
+  definitions_ += storage + " " + symbol + "[" + std::to_string(std::max<size_t>(c.data.size(), 1)) + "] = {\n  " +
+                  bytes + "};\n";
+  return symbol;
+}
+
 std::string FunctionEmitter::c_type(const Type& type) {
   switch (type.kind) {
     case TypeKind::Void:
@@ -229,6 +246,14 @@ std::string FunctionEmitter::expr(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Name:
       if (e.meaning == Meaning::Local) return user_name(e.name);
+      if (e.meaning == Meaning::Constant && e.type.kind == TypeKind::Array) {  // a global array's embedded bytes
+        const fe::ConstantArray& c = fn_.constants.at(static_cast<size_t>(e.int_value));
+        const std::string element = info(c.dtype).c_type;
+        std::vector<std::string> extents;
+        for (int64_t extent : c.shape) extents.push_back(std::to_string(extent));
+        return c_type(e.type) + "{const_cast<" + element + "*>(reinterpret_cast<const " + element + "*>(" +
+               tuples_.constant_array(c, target_.constant_storage) + ")), {" + join(extents) + "}}";
+      }
       fail(e.loc, "'" + e.name + "' (" + to_string(e.type) + ") cannot be used as a value");
     case ExprKind::Attribute:
       return attribute(e);
@@ -520,7 +545,7 @@ const Target& cuda_target() {
   static const Target target{"CUDA", "extern \"C\" __global__ void ", "", "__device__ ", "", "",
                              &fe::Builtin::cuda, cuda_grid_axis, cuda_shared_array,
                              "extern __shared__ __align__(16) unsigned char jiasu_dynamic_shared[];",
-                             "jiasu_dynamic_shared", ""};
+                             "jiasu_dynamic_shared", "", "__device__ __align__(16) const unsigned char"};
   return target;
 }
 

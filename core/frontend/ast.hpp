@@ -43,7 +43,7 @@ enum class TypeKind : uint8_t {
   Range,     // range(...) as the iterable of a for loop
 };
 
-enum class MemorySpace : uint8_t { Global, Shared, Local };
+enum class MemorySpace : uint8_t { Global, Shared, Local, Constant };  // Constant: a global NumPy array, embedded
 
 struct Type {
   TypeKind kind = TypeKind::Unknown;
@@ -187,6 +187,14 @@ struct Local {
   SourceLoc first_assigned;
 };
 
+// A NumPy array global (or cuda.const.array_like of one): its C-order bytes, embedded in the generated code.
+struct ConstantArray {
+  std::string name;  // the global's name, for the emitted symbol and messages
+  DType dtype = DType::Float64;
+  std::vector<int64_t> shape;
+  std::string data;
+};
+
 struct Function {
   std::string name;
   SourceLoc loc;
@@ -200,6 +208,7 @@ struct Function {
   Type return_type;             // Void for kernels and functions that return nothing
   std::string mangled_name;     // unique C++ name of this specialisation
   bool uses_dynamic_shared = false;
+  std::vector<ConstantArray> constants;  // the array globals it reads (an Expr of one has its index in int_value)
   // The bytes of its static shared arrays and of its local arrays, the device functions it calls included
   // (each callee once): check() keeps them within what a CUDA GPU gives a block and a thread.
   int64_t shared_array_bytes = 0, local_array_bytes = 0;

@@ -142,6 +142,9 @@ const GlobalValue& Checker::global(const std::string& name) {
 }
 
 void Checker::mark_written(const Expr& array) {
+  if (array.type.kind == TypeKind::Array && array.type.space == MemorySpace::Constant)
+    fail(start_of(array), "'" + describe(array) + "' is a global array, embedded in the kernel as a constant: it cannot "
+                                                  "be written");
   if (array.kind != ExprKind::Name) return;
   auto it = variables_.find(array.name);
   if (it != variables_.end() && it->second.param >= 0) fn_.params[it->second.param].written = true;
@@ -185,6 +188,17 @@ void Checker::check_assign(Stmt& s) {
   if (single_name) new_array_call_ = s.value.get();
   Type value = visit(*s.value);
   new_array_call_ = nullptr;
+  if (value.kind == TypeKind::Array && value.space == MemorySpace::Constant) {  // C = cuda.const.array_like(G)
+    const Expr* source = s.value.get();
+    if (source->kind == ExprKind::Call) source = source->args[1].get();
+    for (ExprPtr& target : s.targets) {
+      if (target->kind != ExprKind::Name || variables_.count(target->name) || constant_aliases_.count(target->name))
+        fail(start_of(*target), "a constant array can only be given a new name once: " + describe(*s.value));
+      constant_aliases_[target->name] = source->int_value;
+    }
+    s.kind = StmtKind::Pass;  // a name for the constant, nothing to run
+    return;
+  }
   for (ExprPtr& target : s.targets) assign_target(*target, value, s.value.get());
 }
 

@@ -14,7 +14,7 @@ namespace jiasu::fe {
 enum class BuiltinRule : uint8_t {
   Range, Len, MinMax, SameNumeric1, Round, CastInt64, CastFloat64, CastBool,
   FloatMath1, FloatMath2, FloatMath3, FloatToInt64, FloatPredicate, FloatCompare2, ConstPi, ConstE, ConstInf, ConstNan,
-  GridN, IndexValue, Void0, SyncPredicateInt, SyncPredicateBool, SyncWarp, NewArray,
+  GridN, IndexValue, Void0, SyncPredicateInt, SyncPredicateBool, SyncWarp, NewArray, ConstArrayLike,
   Atomic, AtomicInt, AtomicUnsigned, AtomicCas, Shuffle, VoteBallot, VoteBool, Mask0, BitCount, SameInteger1,
   ComplexMath1, ComplexToReal, ComplexPolar, ComplexRect, CastComplex, ComplexPart, Conjugate, Power2, Frexp, Ldexp,
 };
@@ -40,13 +40,16 @@ struct FunctionSource;
 
 // What a global name of the kernel's module is, as the Python layer reports it.
 struct GlobalValue {
-  enum Kind : uint8_t { Missing, Int, Float, Bool, Tuple, Module, DTypeValue, Function, Builtin, Unsupported } kind = Missing;
+  enum Kind : uint8_t { Missing, Int, Float, Bool, Tuple, Module, DTypeValue, Function, Builtin, ConstantArray,
+                        Unsupported } kind = Missing;
   int64_t int_value = 0;
   double float_value = 0;
   std::vector<GlobalValue> items;            // Tuple
   std::string name;                          // Module: "math", "numpy", "jiasu"; Builtin: its path (a builtin passed
                                              // to a device function); Unsupported: its Python type
-  DType dtype = DType::Float64;              // DTypeValue
+  DType dtype = DType::Float64;              // DTypeValue; ConstantArray: its elements
+  std::vector<int64_t> shape;                // ConstantArray
+  std::string data;                          // ConstantArray: its bytes in C order
   std::shared_ptr<const FunctionSource> function;  // Function: a @jiasu.func
 };
 using Resolver = std::function<GlobalValue(const std::string& name)>;

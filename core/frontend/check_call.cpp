@@ -273,6 +273,13 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
       return type_of_kind(TypeKind::Void);
     case BuiltinRule::NewArray:
       return new_array(e, b);
+    case BuiltinRule::ConstArrayLike: {  // cuda.const.array_like(G): the global array G, a constant already
+      Expr& arg = *arguments(e, 1, 1)[0];
+      if (arg.type.kind != TypeKind::Array || arg.type.space != MemorySpace::Constant)
+        fail(start_of(arg), name + " takes a global NumPy array (its contents are embedded in the kernel), not " +
+                                to_string(arg.type));
+      return arg.type;
+    }
     case BuiltinRule::Atomic:
     case BuiltinRule::AtomicInt:
     case BuiltinRule::AtomicUnsigned:

@@ -71,6 +71,12 @@ Type Checker::visit_kind(Expr& e) {
 Type Checker::visit_name(Expr& e) {
   if (e.meaning == Meaning::Builtin && e.builtin >= 0 && e.name == builtin(e.builtin).path)
     return function_type(e.name);  // a builtin check() put in place of a method or attribute: z.real, z.conjugate()
+  if (auto alias = constant_aliases_.find(e.name); alias != constant_aliases_.end()) {  // C = const.array_like(G)
+    e.meaning = Meaning::Constant;
+    e.int_value = alias->second;
+    const ConstantArray& c = fn_.constants[alias->second];
+    return Type::array(c.dtype, static_cast<int>(c.shape.size()), true, MemorySpace::Constant);
+  }
   auto it = variables_.find(e.name);
   if (it != variables_.end()) {
     e.meaning = Meaning::Local;
@@ -129,6 +135,15 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
     case GlobalValue::Function:
       e.meaning = Meaning::DeviceFunction;
       return function_type(e.name);
+    case GlobalValue::ConstantArray: {  // read as it was when the kernel was compiled, as Numba does
+      auto known = std::find_if(fn_.constants.begin(), fn_.constants.end(),
+                                [&](const ConstantArray& c) { return c.name == e.name; });
+      if (known == fn_.constants.end())
+        known = fn_.constants.insert(fn_.constants.end(), ConstantArray{e.name, g.dtype, g.shape, g.data});
+      e.meaning = Meaning::Constant;
+      e.int_value = known - fn_.constants.begin();
+      return Type::array(g.dtype, static_cast<int>(g.shape.size()), true, MemorySpace::Constant);
+    }
     case GlobalValue::Builtin:  // a kernel-language name (jiasu.grid, jiasu.atomic) or operator.add & co.
       if (is_builtin_namespace(g.name)) {
         e.meaning = Meaning::Module;
@@ -150,7 +165,8 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
       break;
   }
   fail(e.loc, "global '" + e.name + "' is a " + g.name +
-                  "; kernels can use numbers, tuples of numbers, dtypes, math, numpy, jiasu and @jiasu.func functions");
+                  "; kernels can use numbers, tuples of numbers, NumPy arrays (as constants), dtypes, the modules math, "
+                  "cmath, numpy and jiasu, the operator module's functions and @jiasu.func functions");
 }
 
 Type Checker::visit_attribute(Expr& e) {

@@ -156,6 +156,7 @@ class Checker {
   std::map<std::string, GlobalValue> globals_;  // the resolver's answers, asked once per name, and the parameters
                                                 // bound at compile time (Param::compile_time), which read as globals
   std::map<const Expr*, std::vector<int64_t>> new_array_shapes_;  // shared/local.array() calls
+  std::map<std::string, int64_t> constant_aliases_;  // C = cuda.const.array_like(G): C reads Function::constants[i]
   std::set<const Function*> counted_callees_;   // whose arrays add_array_bytes() counted
   std::vector<ReturnSite> returns_;
   std::vector<SourceLoc> bare_returns_;

@@ -9,6 +9,7 @@ import types
 from . import _core, _intrinsics
 
 _NUMBER_TYPES = (bool, int, float)
+_MAX_CONSTANT_BYTES = 64 * 1024  # a NumPy array global is embedded in the kernel (CUDA's constant memory size)
 
 
 class _Description:
@@ -84,6 +85,12 @@ def _describe(value):
         return ("builtin", value._path)
     if isinstance(value, types.BuiltinFunctionType) and value.__module__ in ("_operator", "operator"):
         return ("builtin", "operator." + value.__name__)  # operator.add as a value, as Numba takes it
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray):  # embedded as a constant, as Numba does
+        if value.ndim == 0 or value.nbytes > _MAX_CONSTANT_BYTES:
+            return ("unsupported", f"NumPy array of shape {value.shape} ({value.nbytes} bytes); kernels embed "
+                                   f"global arrays of 1 to 8 dimensions and at most {_MAX_CONSTANT_BYTES} bytes")
+        return ("array", value.dtype.name, list(value.shape), np.ascontiguousarray(value).tobytes())
     name = _dtype_name(value)  # NumPy 2's dtype instances are of classes such as Float32DType
     if name:
         return ("dtype", name)

@@ -670,8 +670,9 @@ const std::vector<Type> kArrayAndInt = {A(F32), S(I64)};
 INSTANTIATE_TEST_SUITE_P(Names, CheckError, ::testing::Values(
     ErrorCase{"Undefined", "def k(a):\n    a[0] = foo\n", kF32Array, "name 'foo' is not defined", 2, 12},
     ErrorCase{"UnsupportedGlobal", "def k(a):\n    a[0] = lookup[1]\n", kF32Array,
-              "global 'lookup' is a dict; kernels can use numbers, tuples of numbers, dtypes, math, numpy, jiasu and "
-              "@jiasu.func functions", 2, 12},
+              "global 'lookup' is a dict; kernels can use numbers, tuples of numbers, NumPy arrays (as constants), "
+              "dtypes, the modules math, cmath, numpy and jiasu, the operator module's functions and @jiasu.func "
+              "functions", 2, 12},
     ErrorCase{"UsedBeforeAssigned", "def k(a):\n    a[0] = x\n    x = 1\n", kF32Array,
               "local variable 'x' is used before it is assigned", 2, 12},
     ErrorCase{"NumpyAttribute", "def k(a):\n    a[0] = np.linalg\n", kF32Array, "'numpy.linalg' is not supported in kernels", 2, 15},

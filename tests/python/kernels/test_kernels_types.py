@@ -329,3 +329,49 @@ def test_tuples_holding_arrays_or_too_many_bytes_are_type_errors():
         k_tuple_argument[1, 1](out, ((np.zeros(2), 1), 2, 3))
     with pytest.raises(TypeError, match="a tuple passed to a kernel takes at most 64 bytes"):
         k_tuple_argument[1, 1](out, (tuple(range(9)), 2, 3))
+
+
+TABLE = np.arange(12, dtype=np.float32).reshape(3, 4) / 4
+LOOKUP = np.asfortranarray(np.arange(6, dtype=np.int16).reshape(2, 3) - 3)  # F order: read by index all the same
+PHASES = np.exp(1j * np.arange(4)).astype(np.complex64)
+EMPTY = np.array([], dtype=np.float64)
+
+
+@jiasu.kernel
+def k_constant_arrays(out, ints, zs):
+    table = jiasu.const.array_like(TABLE)
+    i, j = jiasu.grid(2)
+    if i < table.shape[0] and j < table.shape[1]:
+        out[i, j] = table[i, j] * 2 + len(EMPTY)
+    if i < LOOKUP.shape[0] and j < LOOKUP.shape[1]:
+        ints[i, j] = LOOKUP[i, j]
+    if i == 0 and j < len(PHASES):
+        zs[j] = PHASES[j] * 1j
+
+
+def test_global_numpy_arrays_are_embedded_as_constants():
+    out, ints, zs = jiasu.zeros((3, 4), np.float32), jiasu.zeros((2, 3), np.int16), jiasu.zeros(4, np.complex64)
+    k_constant_arrays[1, (4, 4)](out, ints, zs)
+    np.testing.assert_array_equal(out.get(), TABLE * 2)
+    np.testing.assert_array_equal(ints.get(), LOOKUP)
+    np.testing.assert_array_equal(zs.get(), PHASES * 1j)
+
+
+def test_constant_arrays_cannot_be_written_and_large_ones_are_refused():
+    def write_table(out):
+        TABLE[0, 0] = 1.0
+
+    def write_alias(out):
+        t = jiasu.const.array_like(TABLE)
+        jiasu.atomic.add(t, (0, 0), 1.0)
+
+    def huge(out):
+        out[0] = HUGE[0]
+
+    for f in (write_table, write_alias):
+        with pytest.raises(jiasu.CompileError, match="is a global array, embedded in the kernel as a constant: it "
+                                                     "cannot be written"):
+            jiasu.kernel(f)[1, 1](jiasu.zeros(1))
+    huge.__globals__["HUGE"] = np.zeros(10_000)
+    with pytest.raises(jiasu.CompileError, match=r"global 'HUGE' is a NumPy array of shape \(10000,\) \(80000 bytes\)"):
+        jiasu.kernel(huge)[1, 1](jiasu.zeros(1))
