@@ -497,6 +497,14 @@ Array host_array_from(nb::handle obj, bool& read_only) {
 
 PyTypeObject* array_type = nullptr;
 
+// float(a), int(a) or complex(a) (`conversion`) of its one element, read to the host; a TypeError for more.
+nb::object as_python(const Array& a, const char* conversion) {
+  if (a.size() != 1) throw BadArgument(std::string("only one-element arrays can be converted to Python scalars (") +
+                                       conversion + "() of an array of " + std::to_string(a.size()) + " elements)");
+  nb::object element = get(a, nb::none(), nb::none()).attr("item")();
+  return nb::module_::import_("builtins").attr(conversion)(element);
+}
+
 void bind_array(nb::module_& m) {
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device, const std::string& order) {
     if (order != "C" && order != "F") throw BadValue("order must be 'C' or 'F', not '" + order + "'");
@@ -578,6 +586,10 @@ void bind_array(nb::module_& m) {
       .def("free", [](const Array& a) { a.memory()->release(); },
            "Release the memory: this array and every jiasu view of it become unusable at once; the memory "
            "returns when the last export (a NumPy or DLPack view, a CUDA Array Interface consumer) is gone.")
+      // float(a), int(a), complex(a) of a one-element array (a reduction's 0-d result), as NumPy converts them.
+      .def("__float__", [](const Array& a) { return as_python(a, "float"); })
+      .def("__int__", [](const Array& a) { return as_python(a, "int"); })
+      .def("__complex__", [](const Array& a) { return as_python(a, "complex"); })
       .def("__array__", [](const Array& a, nb::handle dtype, nb::handle copy) {
         nb::object host = get(a, nb::none(), nb::none());
         return dtype.is_none() ? host : host.attr("astype")(dtype);

@@ -240,6 +240,13 @@ void bind_runtime(nb::module_& m) {
         s.synchronize();
       })
       .def_prop_ro("done", &Stream::done)
+      // Numba's `with stream.auto_synchronize():` (and `with stream:`): the stream is synchronized at the end.
+      .def("auto_synchronize", [](nb::handle self) { return nb::borrow(self); })
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__exit__", [](const Stream& s, nb::args) {
+        nb::gil_scoped_release unlocked;
+        s.synchronize();
+      })
       .def("wait_event", &Stream::wait, nb::arg("event"))
       .def("record", [](const Stream& s) {
         auto* e = new Event(s.device(), true);

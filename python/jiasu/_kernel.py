@@ -29,6 +29,9 @@ class _Description:
         self.fn = fn
         self.name = fn.__name__
         self.source = "".join(lines)
+        if fn.__name__ == "<lambda>":  # Numba's examples pass lambdas: cuda.reduce(lambda a, b: a + b)
+            self.name = "lambda_"
+            self.source, first_line = _lambda_as_def(fn, self.source, first_line)
         self.file = inspect.getsourcefile(fn) or fn.__code__.co_filename
         self.first_line = first_line
         self.identity = f"{fn.__module__}.{fn.__qualname__}@{id(fn):x}"
@@ -45,6 +48,25 @@ class _Description:
         if name in self.fn.__globals__:
             return _describe(self.fn.__globals__[name])
         return ("missing",)  # builtins such as range, len, min are the front end's own
+
+
+def _lambda_as_def(fn, text, first_line):
+    """The lambda `fn` in the statement `text` (from line `first_line`) as the def the front end reads:
+    ``def lambda_(a, b):`` returning its body. The lambda is the one with fn's parameters."""
+    import ast
+    import textwrap
+
+    text = textwrap.dedent(text)
+    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        tree = ast.Module(body=[], type_ignores=[])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and tuple(a.arg for a in node.args.args) == params:
+            body = ast.get_source_segment(text, node.body)
+            return f"def lambda_({', '.join(params)}):\n    return {body}\n", first_line + node.lineno - 1
+    raise TypeError(f"cannot find the lambda of {fn.__qualname__} in its source line; define it with def")
 
 
 def _dtype_name(value):

@@ -22,6 +22,13 @@ def _module():
 
     numba.jit = numba.njit = jit
 
+    def vectorize(*args, target="cpu", **options):
+        if target != "cuda":
+            raise NotImplementedError(f"numba.vectorize(target={target!r}) is not served by jiasu; target='cuda' is")
+        return cuda.vectorize(*args, **options)
+
+    numba.vectorize = vectorize
+
     def missing(name):
         if name.startswith("__"):
             raise AttributeError(name)

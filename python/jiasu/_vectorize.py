@@ -14,9 +14,6 @@ def _arity(fn):
     code = getattr(fn, "__code__", None)
     if code is None:
         raise TypeError(f"jiasu.vectorize and jiasu.reduce take Python functions, not {type(fn).__name__}")
-    if fn.__name__ == "<lambda>":
-        raise TypeError("jiasu.vectorize and jiasu.reduce compile a function from its source: define it with def, "
-                        "not lambda")
     if code.co_flags & 0x0C or code.co_kwonlyargcount:  # *args, **kwargs, keyword-only parameters
         raise TypeError(f"{fn.__name__}: a @jiasu.vectorize function takes plain positional parameters")
     return code.co_argcount

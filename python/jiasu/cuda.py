@@ -116,6 +116,21 @@ def is_cuda_array(obj):
     return hasattr(obj, "__cuda_array_interface__")
 
 
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A jiasu array on the memory a ``__cuda_array_interface__`` dict describes (no copy); ``owner`` is kept
+    alive with it."""
+    exporter = type("CudaArrayInterface", (), {"__cuda_array_interface__": desc, "owner": owner})()
+    return _jiasu.asarray(exporter)
+
+
+def defer_cleanup():
+    """Numba's ``with cuda.defer_cleanup():``. jiasu frees memory when the last reference goes (the memory pool
+    reuses it), so there is nothing to defer."""
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
 def as_cuda_array(obj, sync=True):
     """A jiasu array on the same GPU memory (no copy)."""
     if not is_cuda_array(obj):
@@ -162,6 +177,79 @@ def event(timing=True):
     return _jiasu.Event(timing)
 
 
+# Host API: reductions and ufuncs made from scalar functions (jiasu.reduce, jiasu.vectorize).
+class Reduce:
+    """Numba's ``cuda.reduce(f)``: ``r(arr, size=None, res=None, init=0, stream=0)`` folds the associative
+    binary function f over arr (its first ``size`` elements), then f(init, result), as Numba's does; it returns
+    the result (a NumPy scalar), or writes it into ``res[0]`` of a device array."""
+
+    def __init__(self, fn):
+        import functools
+
+        self._reduction = _jiasu.reduce(fn)
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, arr, size=None, res=None, init=0, stream=0):
+        a = arr if isinstance(arr, _jiasu.Array) else _jiasu.asarray(arr)
+        if size is not None:
+            a = a[:size]
+        result = self._reduction(a, init=init).get()[()]
+        if res is None:
+            return result
+        host = res.copy_to_host()
+        host[0] = result
+        res.copy_to_device(host)
+        return None
+
+
+def reduce(fn):  # noqa: A001 (Numba's name)
+    return Reduce(fn)
+
+
+class _Vectorized:
+    """Numba's ``cuda.vectorize``: a ufunc on device arrays, and on host arrays (copied there and back)."""
+
+    def __init__(self, fn):
+        import functools
+
+        self._ufunc = _jiasu.vectorize(fn)
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, out=None, stream=0):
+        on_device = any(isinstance(a, _jiasu.Array) for a in args + (out,))
+        import numpy as np
+
+        operands = [a if isinstance(a, _jiasu.Array) or np.isscalar(a) else _jiasu.asarray(a) for a in args]
+        result = self._ufunc(*operands, out=out if isinstance(out, _jiasu.Array) or out is None else None)
+        if on_device:
+            return result
+        host = result.get()
+        if out is not None:
+            out[...] = host
+            return out
+        return host
+
+
+def vectorize(func_or_signatures=None, **options):
+    """Numba's ``@cuda.vectorize`` (bare or with signatures, which jiasu does not need: it compiles for the
+    operands' dtypes)."""
+    if callable(func_or_signatures):
+        return _Vectorized(func_or_signatures)
+    return _Vectorized
+
+
+# Numba-CUDA's names jiasu does not serve yet: using one says so (other unknown names are AttributeErrors).
+_UNSERVED = {
+    "mapped_array": "mapped host memory", "managed_array": "managed memory", "declare_device": "external device "
+    "functions", "random": "the xoroshiro128+ random numbers", "cg": "cooperative groups", "guvectorize":
+    "generalized ufuncs", "external_stream": "streams made outside jiasu",
+    "libdevice": "libdevice's functions by name", "compile_ptx": "Numba's PTX compiler (use jiasu's "
+    "inspect_ptx)", "compile": "Numba's compiler", "list_devices": "list_devices (use cuda.gpus)",
+    "current_context": "CUDA contexts", "require_context": "CUDA contexts", "close": "closing the context",
+    "per_thread_default_stream": "the per-thread default stream", "legacy_default_stream": "the legacy default stream",
+}
+
+
 def __getattr__(name):
     if name in _TYPE_NAMES or name in _ALIASES:
         import numpy as np
@@ -171,6 +259,8 @@ def __getattr__(name):
     elif name == "gpus":
         value = _jiasu.devices()
         return value  # not kept: devices may come and go with CUDA_VISIBLE_DEVICES in subprocesses
+    elif name in _UNSERVED:
+        raise NotImplementedError(f"numba.cuda.{name} ({_UNSERVED[name]}) is not served by jiasu yet")
     else:
         raise AttributeError(f"module 'jiasu.cuda' has no attribute {name!r}")
     globals()[name] = value

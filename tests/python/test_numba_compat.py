@@ -567,3 +567,48 @@ def test_operator_functions_and_kernel_names_as_values(each_backend):
         unary(out, a)
     with pytest.raises(ValueError, match="launch configuration was not specified"):
         cuda.jit("void(float64[:], float64[:])")(unary.py_func)(out, a)
+
+
+def test_reduce_vectorize_and_host_helpers(each_backend):
+    total = cuda.reduce(lambda a, b: a + b)  # Numba's own example: a lambda
+    largest = cuda.reduce(lambda a, b: max(a, b))
+    x = np.arange(1, 11, dtype=np.float64)
+    assert total(x) == 55 and total(x, size=4) == 10 and total(x, init=100) == 155
+    assert largest(np.array([-5, -2, -9]), init=-100) == -2
+    assert total(cuda.to_device(x)) == 55
+    res = cuda.to_device(np.zeros(2))
+    assert total(x, res=res) is None
+    np.testing.assert_array_equal(res.copy_to_host(), [55, 0])
+
+    @cuda.vectorize(["float32(float32, float32)"])
+    def axpy(a, b):
+        return 2 * a + b
+
+    a, b = np.arange(4, dtype=np.float32), np.ones(4, np.float32)
+    host = axpy(a, b)
+    assert isinstance(host, np.ndarray)
+    np.testing.assert_array_equal(host, 2 * a + b)
+    device = axpy(cuda.to_device(a), 1.0)
+    assert isinstance(device, jiasu.Array)
+    np.testing.assert_array_equal(device.copy_to_host(), 2 * a + 1)
+
+    stream = cuda.stream()
+    with stream.auto_synchronize():
+        out = cuda.to_device(a, stream=stream)
+    np.testing.assert_array_equal(out.copy_to_host(), a)
+    with cuda.defer_cleanup():
+        pass
+    assert float(jiasu.sum(jiasu.asarray(x))) == 55.0  # a reduction's 0-d result converts, as NumPy's does
+    assert int(jiasu.asarray(np.array([7]))) == 7 and complex(jiasu.asarray(np.array(2 + 1j))) == 2 + 1j
+    with pytest.raises(TypeError, match="only one-element arrays can be converted to Python scalars"):
+        float(jiasu.asarray(x))
+    view = cuda.from_cuda_array_interface(out.__cuda_array_interface__, owner=out) if each_backend == "cuda" else out
+    np.testing.assert_array_equal(view.copy_to_host(), a)
+
+
+def test_numba_cuda_names_jiasu_does_not_serve_say_so():
+    for name in ("mapped_array", "managed_array", "declare_device", "random", "cg", "guvectorize"):
+        with pytest.raises(NotImplementedError, match=f"numba.cuda.{name} .* is not served by jiasu yet"):
+            getattr(cuda, name)
+    with pytest.raises(AttributeError):
+        cuda.no_such_name  # noqa: B018

@@ -240,8 +240,12 @@ def test_errors_are_pythons(tmp_path):
         fused(np.ones(3), 1.0)
     with pytest.raises(ValueError, match=r"could not be broadcast together with shapes \(3,\) \(4,\)"):
         fused(j, jiasu.zeros(4))
-    with pytest.raises(TypeError, match="define it with def"):
-        jiasu.vectorize(lambda x: x)
+    twice = jiasu.vectorize(lambda x: 2 * x)  # a lambda compiles from its line, as Numba's examples write them
+    np.testing.assert_array_equal(twice(jiasu.asarray(np.arange(3.0))).get(), [0.0, 2.0, 4.0])
+    first, second = (lambda x: x + 1), (lambda x, y: x - y)  # two on one line: the one with the parameters
+    np.testing.assert_array_equal(jiasu.vectorize(second)(jiasu.asarray(np.arange(3.0)), 1.0).get(), [-1.0, 0.0, 1.0])
+    with pytest.raises(TypeError, match="cannot read the source of <lambda>"):
+        jiasu.vectorize(eval("lambda x: x"))  # no source text to read
     with pytest.raises(TypeError, match="two parameters"):
         jiasu.reduce(square.__wrapped__)
     with pytest.raises(TypeError, match="jiasu.Array"):
