@@ -107,9 +107,9 @@ std::string FunctionEmitter::emit() {
 
 void FunctionEmitter::declare_locals() {
   for (const fe::Local& local : fn_.locals) {
-    if (local.type.kind == TypeKind::Array)
+    if (local.type.kind == TypeKind::Array && new_arrays_.count(local.name))
       declare_array(local, *new_arrays_.at(local.name));
-    else
+    else  // a number, a tuple, or a view of an array (v = a[1:])
       line(c_type(local.type) + " " + user_name(local.name) + "{};");
   }
 }

@@ -467,6 +467,23 @@ std::vector<Value> FunctionEmitter::indices_of(const Expr& subscript) {
 
 std::string FunctionEmitter::subscript(const Expr& e) {
   const Expr& base = *e.args[0];
+  if (base.type.kind == TypeKind::Array && e.type.kind == TypeKind::Array) {  // a view: a[1:3], a[i, :], a[i]
+    std::vector<std::string> axes;
+    auto part = [&](const Expr& p) { return p.kind == ExprKind::None ? std::string("0") : expr_as(p, scalar(DType::Int64)); };
+    for (size_t i = 1; i < e.args.size(); ++i) {
+      const Expr& index = *e.args[i];
+      if (!fe::is_slice(index)) {
+        axes.push_back("jiasu::Axis{" + expr_as(index, scalar(DType::Int64)) + ", 0, 1, jiasu::Axis::kIndex}");
+        continue;
+      }
+      const int given = (index.args[1]->kind != ExprKind::None ? 1 : 0) | (index.args[2]->kind != ExprKind::None ? 2 : 0);
+      axes.push_back("jiasu::Axis{" + part(*index.args[1]) + ", " + part(*index.args[2]) + ", " +
+                     (index.args[3]->kind == ExprKind::None ? std::string("1") : part(*index.args[3])) + ", " +
+                     std::to_string(given) + "}");
+    }
+    for (int d = static_cast<int>(e.args.size()) - 1; d < base.type.ndim; ++d) axes.push_back("jiasu::Axis{0, 0, 1, 0}");
+    return "jiasu::view<" + std::to_string(e.type.ndim) + ">(" + expr(base) + ", {" + join(axes) + "})";
+  }
   if (base.type.kind == TypeKind::Array) return element_ref(base, indices_of(e), e);
   Value v = item(base, static_cast<size_t>(e.args[1]->int_value));  // check() made the index a constant
   return v.expr ? expr(*v.expr) : v.code;

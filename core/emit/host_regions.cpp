@@ -375,9 +375,10 @@ std::string FunctionEmitter::emit_thread_loops() {
   // per block rather than at every access (a call to __tls_get_addr in a dlopen'd library).
   for (const fe::Local& local : fn_.locals) {
     const std::string name = user_name(local.name);
-    if (local.type.kind == fe::TypeKind::Array && local.type.space == fe::MemorySpace::Shared) {
+    const bool new_array = local.type.kind == fe::TypeKind::Array && new_arrays_.count(local.name);  // not a view
+    if (new_array && local.type.space == fe::MemorySpace::Shared) {
       declare_array(local, *new_arrays_.at(local.name));
-    } else if (replicated(local.name) && local.type.kind == fe::TypeKind::Array) {
+    } else if (replicated(local.name) && new_array) {
       const std::string element = info(local.type.dtype).c_type, size = std::to_string(local_array_size(*new_arrays_.at(local.name)));
       line("static thread_local " + element + " " + name + "tls[1024][" + size + "];");
       line(element + " (*const " + name + "copies)[" + size + "] = jiasu::opaque(" + name + "tls);");
@@ -467,7 +468,7 @@ void FunctionEmitter::open_threads(bool first_only) {
   for (const fe::Local& local : fn_.locals) {
     if (!replicated(local.name)) continue;
     const std::string name = user_name(local.name);
-    if (local.type.kind == fe::TypeKind::Array) {
+    if (local.type.kind == fe::TypeKind::Array && new_arrays_.count(local.name)) {
       if (local.type.space == fe::MemorySpace::Shared) continue;
       line("[[maybe_unused]] " + c_type(local.type) + " " + name + " = {" + name + "copies[jiasu_t], {" +
            local_array_dims(*new_arrays_.at(local.name)) + "}};");
@@ -501,7 +502,7 @@ void FunctionEmitter::thread_region(const std::vector<const Stmt*>& stmts) {
     if (!names.count(local.name) || replicated(local.name) || uniform_vars_.count(local.name) ||
         remat_vars_.count(local.name))
       continue;
-    if (local.type.kind == fe::TypeKind::Array) {
+    if (local.type.kind == fe::TypeKind::Array && new_arrays_.count(local.name)) {
       if (local.type.space != fe::MemorySpace::Shared) declare_array(local, *new_arrays_.at(local.name));
     } else {
       line(c_type(local.type) + " " + user_name(local.name) + "{};");

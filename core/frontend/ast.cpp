@@ -137,6 +137,10 @@ const char* op_text(Op op) {
   return "";
 }
 
+bool is_slice(const Expr& e) {
+  return e.kind == ExprKind::Call && e.args.size() == 4 && e.args[0]->kind == ExprKind::Name && e.args[0]->name == "slice";
+}
+
 SourceLoc start_of(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Attribute:

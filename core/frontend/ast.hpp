@@ -139,6 +139,9 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 // Where an expression's text begins (its leftmost operand), for messages about the whole expression.
 SourceLoc start_of(const Expr& e);
+// Whether an index is a slice: parse() makes a[start:stop:step]'s index the call slice(start, stop, step),
+// with None for a part left out.
+bool is_slice(const Expr& e);
 
 // ---------------------------------------------------------------------------------------------------
 // Statements

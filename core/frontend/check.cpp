@@ -145,9 +145,17 @@ void Checker::mark_written(const Expr& array) {
   if (array.type.kind == TypeKind::Array && array.type.space == MemorySpace::Constant)
     fail(start_of(array), "'" + describe(array) + "' is a global array, embedded in the kernel as a constant: it cannot "
                                                   "be written");
-  if (array.kind != ExprKind::Name) return;
+  const int param = viewed_param(array);
+  if (param >= 0) fn_.params[param].written = true;
+}
+
+// The array parameter whose memory `array` is: itself, or what a view (a[1:], a variable holding one) views.
+int Checker::viewed_param(const Expr& array) const {
+  if (array.kind == ExprKind::Subscript) return viewed_param(*array.args[0]);
+  if (array.kind != ExprKind::Name) return -1;
   auto it = variables_.find(array.name);
-  if (it != variables_.end() && it->second.param >= 0) fn_.params[it->second.param].written = true;
+  if (it == variables_.end()) return -1;
+  return it->second.param >= 0 ? it->second.param : it->second.view_of;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -237,6 +245,13 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
   if (it == variables_.end()) {
     auto shape = new_array_shapes_.find(value_expr);
     bool new_array = value.kind == TypeKind::Array && shape != new_array_shapes_.end();
+    if (value.kind == TypeKind::Array && value_expr && value_expr->kind == ExprKind::Subscript) {  // v = a[1:]
+      const int root = viewed_param(*value_expr);
+      variables_[target.name] = Variable{value, target.loc, -1, {}, root};
+      fn_.locals.push_back(Local{target.name, value, target.loc});
+      target.type = value;
+      return;
+    }
     if (value.kind == TypeKind::Array && !new_array)
       fail(target.loc, "cannot assign " + to_string(value) + " to '" + target.name +
                            "': arrays cannot be copied or aliased; only " + jiasu_code("shared.array(...)") + " and " +
@@ -251,6 +266,11 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
     return;
   }
   const Variable& v = it->second;
+  if (v.type.kind == TypeKind::Array && v.param < 0 && v.shape.empty() && value == v.type && value_expr &&
+      value_expr->kind == ExprKind::Subscript && viewed_param(*value_expr) == v.view_of) {
+    target.type = v.type;  // another view of the same array, of the same type
+    return;
+  }
   if (v.type.kind == TypeKind::Array)
     fail(target.loc, v.param >= 0 ? "cannot assign to array parameter '" + target.name + "'"
                                   : "array variable '" + target.name + "' (line " + std::to_string(v.loc.line) +
@@ -273,6 +293,9 @@ Type Checker::store_target(Expr& target) {
   if (type.kind != TypeKind::Array) fail(start_of(target), to_string(type) + " '" + describe(base) + "' does not support item assignment");
   mark_written(base);
   target.type = array_element(target, type);
+  if (target.type.kind == TypeKind::Array)  // a[1:3] = x: NumPy would fill the view
+    fail(start_of(target), "cannot assign to a view of " + to_string(type) + " '" + describe(base) +
+                               "' (a slice, or fewer indices than axes): assign to its elements one at a time");
   return target.type;
 }
 

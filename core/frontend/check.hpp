@@ -14,7 +14,7 @@ namespace jiasu::fe {
 enum class BuiltinRule : uint8_t {
   Range, Len, MinMax, SameNumeric1, Round, CastInt64, CastFloat64, CastBool,
   FloatMath1, FloatMath2, FloatMath3, FloatToInt64, FloatPredicate, FloatCompare2, ConstPi, ConstE, ConstInf, ConstNan,
-  GridN, IndexValue, Void0, SyncPredicateInt, SyncPredicateBool, SyncWarp, NewArray, ConstArrayLike,
+  GridN, IndexValue, Void0, SyncPredicateInt, SyncPredicateBool, SyncWarp, NewArray, ConstArrayLike, Slice,
   Atomic, AtomicInt, AtomicUnsigned, AtomicCas, Shuffle, VoteBallot, VoteBool, Mask0, BitCount, SameInteger1,
   ComplexMath1, ComplexToReal, ComplexPolar, ComplexRect, CastComplex, ComplexPart, Conjugate, Power2, Frexp, Ldexp,
 };

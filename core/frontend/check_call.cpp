@@ -285,7 +285,15 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
     case BuiltinRule::AtomicUnsigned:
       return atomic(e, b, arguments(e, 3, 3));
     case BuiltinRule::AtomicCas:
+      if (b.id == BuiltinId::AtomicCompareAndSwap) {  // compare_and_swap(a, old, new) is cas(a, 0, old, new)
+        arguments(e, 3, 3);
+        e.args.insert(e.args.begin() + 2, std::make_unique<Expr>(ExprKind::Int, e.loc));
+        make_constant_int(*e.args[2], 0);
+        e.args[2]->type = Type::scalar(DType::Int64, true);
+      }
       return atomic(e, b, arguments(e, 4, 4));
+    case BuiltinRule::Slice:
+      fail(start_of(e), "a slice can only index an array: a[start:stop:step]");
     case BuiltinRule::Shuffle: {
       std::vector<Expr*> args = arguments(e, 3, 3);
       integer(*args[0], name + "'s mask");

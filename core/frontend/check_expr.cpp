@@ -280,9 +280,43 @@ Type Checker::visit_subscript(Expr& e) {
   fail(e.loc, to_string(type) + " '" + describe(*e.args[0]) + "' is not subscriptable");
 }
 
+void Checker::too_many_indices(const Expr& e, const Type& array) {
+  fail(e.loc, "too many indices for " + to_string(array) + " '" + describe(*e.args[0]) + "': it has " +
+                  plural(array.ndim, "axis", "axes") + ", but " + std::to_string(e.args.size() - 1) + " were indexed");
+}
+
+// a[1:3], a[i, :], a[i] of a 2-D array: a view of the axes sliced or not indexed, as NumPy's basic indexing
+// (strided, so ArrayA); each slice's parts, where given, are integers.
+Type Checker::array_view(Expr& e, const Type& array) {
+  const size_t count = e.args.size() - 1;
+  if (count > static_cast<size_t>(array.ndim)) too_many_indices(e, array);
+  int axes = array.ndim - static_cast<int>(count);
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    Expr& index = *e.args[i];
+    if (!is_slice(index)) {
+      if (!visit(index).is_integer()) fail(start_of(index), "array indices must be integers, not " + to_string(index.type));
+      continue;
+    }
+    ++axes;
+    global("slice");  // a global named slice would not be Python's slice here
+    for (size_t k = 1; k < 4; ++k) {
+      Expr& part = *index.args[k];
+      if (part.kind == ExprKind::None) continue;
+      if (!visit(part).is_integer()) fail(start_of(part), "slice indices must be integers, not " + to_string(part.type));
+    }
+    if (index.args[3]->kind != ExprKind::None && constant_int(*index.args[3]) == 0)
+      fail(start_of(*index.args[3]), "slice step cannot be zero");
+  }
+  return Type::array(array.dtype, axes, false, array.space);
+}
+
 Type Checker::array_element(Expr& e, const Type& array) {
   size_t count = e.args.size() - 1;
+  for (size_t i = 1; i < e.args.size(); ++i)
+    if (is_slice(*e.args[i])) return array_view(e, array);
   for (size_t i = 1; i < e.args.size(); ++i) visit(*e.args[i]);
+  if (count < static_cast<size_t>(array.ndim) && !(count == 1 && e.args[1]->type.kind == TypeKind::Tuple))
+    return array_view(e, array);  // a[i] of a 2-D array: its row
   if (count == 1 && e.args[1]->type.kind == TypeKind::Tuple) {  // a[ij], with ij a tuple of one index per axis
     const Type& index = e.args[1]->type;
     if (index.items.size() != static_cast<size_t>(array.ndim))
@@ -292,9 +326,7 @@ Type Checker::array_element(Expr& e, const Type& array) {
       if (!item.is_integer()) fail(start_of(*e.args[1]), "array indices must be integers, not " + to_string(index));
     return Type::scalar(array.dtype);
   }
-  if (count != static_cast<size_t>(array.ndim))
-    fail(e.loc, to_string(array) + " '" + describe(*e.args[0]) + "' needs " + plural(array.ndim, "index", "indices") +
-                    ", got " + std::to_string(count) + " (slices and partial indexing are not supported)");
+  if (count > static_cast<size_t>(array.ndim)) too_many_indices(e, array);
   for (size_t i = 1; i < e.args.size(); ++i)
     if (!e.args[i]->type.is_integer())
       fail(start_of(*e.args[i]), "array indices must be integers, not " + to_string(e.args[i]->type));

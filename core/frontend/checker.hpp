@@ -66,6 +66,7 @@ struct Variable {
   SourceLoc loc;   // first assignment (parameters: the parameter)
   int param = -1;  // index in Function::params, -1 for a local
   std::vector<int64_t> shape;  // a shared/local array's constant shape ({0}: dynamic shared memory)
+  int view_of = -1;            // a view of an array parameter (v = a[1:]): that parameter's index
 };
 
 struct ReturnSite {
@@ -88,6 +89,7 @@ class Checker {
   }
   const GlobalValue& global(const std::string& name);
   void mark_written(const Expr& array);
+  int viewed_param(const Expr& array) const;
 
   // Statements (check.cpp)
   void check_block(std::vector<StmtPtr>& body);
@@ -112,6 +114,8 @@ class Checker {
   Type array_attribute(Expr& e, const Type& array);
   Type visit_subscript(Expr& e);
   Type array_element(Expr& e, const Type& array);
+  Type array_view(Expr& e, const Type& array);
+  [[noreturn]] void too_many_indices(const Expr& e, const Type& array);
   Type tuple_item(Expr& e, const Type& tuple);
   Type binary(Op op, const Type& a, const Type& b, SourceLoc loc, const Expr* lhs, const Expr* rhs) const;
   Type visit_unary(Expr& e);

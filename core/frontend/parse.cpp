@@ -662,6 +662,30 @@ class Parser {
     return finish(std::move(call));
   }
 
+  // One index of a subscript: an expression, or a slice `[start]:[stop][:step]`, which becomes the call
+  // slice(start, stop, step) with None for a part left out (Python's meaning of a[1:3] is a[slice(1, 3)]).
+  ExprPtr parse_index() {
+    const SourceLoc loc = peek().loc;
+    ExprPtr start;
+    if (!at_op(":")) {
+      start = parse_expression();
+      if (!at_op(":")) return start;
+    }
+    auto part = [&](ExprPtr given, SourceLoc at) { return given ? std::move(given) : make_expr(ExprKind::None, at); };
+    const SourceLoc colon = next().loc;
+    ExprPtr stop, step;
+    if (!at_op("]") && !at_op(",") && !at_op(":")) stop = parse_expression();
+    if (accept_op(":") && !at_op("]") && !at_op(",")) step = parse_expression();
+    auto slice = make_expr(ExprKind::Call, start ? start->loc : loc);
+    auto callee = make_expr(ExprKind::Name, colon);
+    callee->name = "slice";
+    slice->args.push_back(std::move(callee));
+    slice->args.push_back(part(std::move(start), loc));
+    slice->args.push_back(part(std::move(stop), colon));
+    slice->args.push_back(part(std::move(step), colon));
+    return finish(std::move(slice));
+  }
+
   // value[i, j, ...]: the value is args[0], then one argument per index. a[(i, j)] means a[i, j].
   ExprPtr parse_subscript(ExprPtr value) {
     auto subscript = make_expr(ExprKind::Subscript, next().loc);
@@ -669,9 +693,7 @@ class Parser {
     if (at_op("]")) fail(peek(), "expected an index");
     do {
       if (at_op("]")) break;  // a[i,] is a[i]
-      if (at_op(":")) fail(peek(), "slicing is not supported in kernels (index one element at a time)");
-      subscript->args.push_back(parse_expression());
-      if (at_op(":")) fail(peek(), "slicing is not supported in kernels (index one element at a time)");
+      subscript->args.push_back(parse_index());
     } while (accept_op(","));
     expect_op("]", "expected ',' or ']'");
     if (subscript->args.size() == 2 && subscript->args[1]->kind == ExprKind::Tuple) {

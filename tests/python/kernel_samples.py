@@ -243,6 +243,20 @@ def strided(a, out):
         out[i, j] = a[i, j] * 2.0
 
 
+def views(a, grid2, out):
+    buffer = jiasu.shared.array(0, np.float32)
+    i = jiasu.threadIdx.x
+    first = buffer[0:4]
+    second = buffer[4:8]
+    first[i % 4] = a[i]
+    second[i % 4] = 2.0 * a[i]
+    jiasu.syncthreads()
+    tail = a[1::2]
+    row = grid2[i % 2]
+    column = grid2[:, -1]
+    out[i] = first[i % 4] + second[3 - i % 4] + tail[0] + row[1] + column[0] + len(tail)
+
+
 # ------------------------------------------------------------------ device functions
 
 

@@ -150,12 +150,12 @@ def bad_list_comprehension(a):
     b = [v for v in range(3)]
 
 
-def bad_slice(a):
+def bad_store_view(a):
     a[0] = a[1:3]
 
 
-def bad_step_slice(a):
-    a[0] = a[::2]
+def bad_float_step(a):
+    a[0] = a[::0.5][0]
 
 
 def bad_starred(a):
@@ -235,7 +235,7 @@ def bad_call_module(a):
     a[0] = math(1)
 
 
-def bad_index_count(a):
+def bad_store_into_row(a):
     a[0] = 1.0
 
 
@@ -453,8 +453,9 @@ CASES = {
     "generator": (bad_generator, (F32,), None, 1, 15, "comprehensions and generator expressions are not supported"),
     # A list comprehension is a list display in Python's grammar; the message says so.
     "list-comprehension": (bad_list_comprehension, (F32,), None, 1, 9, "list displays are not supported"),
-    "slice": (bad_slice, (F32,), None, 1, 15, "slicing is not supported"),
-    "step-slice": (bad_step_slice, (F32,), None, 1, 14, "slicing is not supported"),
+    "store-view": (bad_store_view, (F32,), None, 1, 5,
+                   "cannot store array(float32, 1d, A) into an element of array(float32, 1d, C) 'a'"),
+    "float-step": (bad_float_step, (F32,), None, 1, 16, "slice indices must be integers, not float64"),
     "starred": (bad_starred, (F32,), None, 1, 8, "starred expressions ('*') are not supported"),
     "walrus": (bad_walrus, (F32,), None, 1, 11, "assignment expressions (':=') are not supported"),
     "string": (bad_string, (F32,), None, 1, 9, "strings are not supported"),
@@ -471,7 +472,7 @@ CASES = {
     "list-global": (bad_list_global, (F32,), None, 1, 12, "global 'LST' is a list; kernels can use numbers"),
     "call-number": (bad_call_number, (F32, 3), None, 1, 12, "'n' is not callable: it is int64"),
     "call-module": (bad_call_module, (F32,), None, 1, 12, "'math' is not callable"),
-    "index-count": (bad_index_count, (M2,), None, 1, 6, "'a' needs 2 indices, got 1"),
+    "store-into-row": (bad_store_into_row, (M2,), None, 1, 5, "cannot assign to a view of array(float32, 2d, C) 'a'"),
     "float-index": (bad_float_index, (F32,), None, 1, 14, "array indices must be integers, not float64"),
     "store-float-into-int": (bad_store_float, (F32, I32), None, 1, 5,
                              "cannot store float32 into an element of array(int32, 1d, C) 'out'"),
@@ -573,10 +574,6 @@ def followed_store_float(a, out):
     out[0] = jiasu.int32(a[0])
 
 
-def followed_slice(a):
-    a[0] = a[1]
-
-
 def followed_shared_dtype(a):
     s = jiasu.shared.array(4, jiasu.float32)
 
@@ -589,7 +586,6 @@ FOLLOWED = {
     "array-condition": ("compare its elements instead", followed_array_condition),
     "array-alias": ("only jiasu.shared.array(...) and jiasu.local.array(...) can be assigned", followed_array_alias),
     "store-float-into-int": ("e.g. with jiasu.int32(...)", followed_store_float),
-    "slice": ("index one element at a time", followed_slice),
     "shared-dtype": ("needs a dtype such as jiasu.float32", followed_shared_dtype),
 }
 

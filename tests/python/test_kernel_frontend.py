@@ -57,6 +57,8 @@ VALID = {
     "indexing": ((zeros(np.float64, 2, 3, 4), zeros(np.float64, 2, 3, 4)), "(array(float64, 3d, C), array(float64, 3d, C))"),
     "strided": ((zeros(np.float32, 8, 8)[::2, 1::2], zeros(np.float32, 4, 4)),
                 "(array(float32, 2d, A), array(float32, 2d, C))"),
+    "views": ((zeros(np.float32, 8), zeros(np.float32, 2, 3), zeros(np.float32, 8)),
+              "(array(float32, 1d, C), array(float32, 2d, C), array(float32, 1d, C))"),
     "device_calls": ((zeros(np.float32), zeros(np.float64), zeros(np.float32), zeros(np.float64)),
                      "(array(float32, 1d, C), array(float64, 1d, C), array(float32, 1d, C), array(float64, 1d, C))"),
     "half_math": ((zeros(np.float16), zeros(BF16), zeros(np.float16), zeros(BF16)),

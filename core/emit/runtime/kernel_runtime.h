@@ -353,6 +353,60 @@ JIASU_FN long long size(const Array& a) {
 template <typename T> JIASU_FN long long size(const ArrayC<T, 0>&) { return 1; }
 template <typename T> JIASU_FN long long size(const ArrayA<T, 0>&) { return 1; }
 
+// ---- Views (a[1:3], a[i, :], a[i] of a 2-D array): NumPy's basic indexing, one Axis per axis of the array.
+struct Axis {
+  enum : int { kStart = 1, kStop = 2, kIndex = 4 };  // `given`: which of start and stop a slice has; or an index
+  long long start, stop, step;
+  int given;
+};
+
+template <int M, typename T, int N>
+JIASU_FN ArrayA<T, M> view_of(T* data, const long long* shape, const long long* strides, const Axis (&axes)[N]) {
+  ArrayA<T, M> out;
+  char* at = reinterpret_cast<char*>(data);
+  int k = 0;
+  for (int d = 0; d < N; ++d) {
+    const Axis& x = axes[d];
+    const long long n = shape[d];
+    if (x.given == Axis::kIndex) {
+      at += wrap_index(x.start, n) * strides[d];
+      continue;
+    }
+    // Python's slice.indices(n): missing or out-of-range ends clamp to the axis, for either sign of step.
+    const long long step = x.step, lower = step > 0 ? 0 : -1, upper = step > 0 ? n : n - 1;
+    auto clamp = [&](long long i, bool given, long long missing) {
+      if (!given) return missing;
+      if (i < 0) return i + n < lower ? lower : i + n;
+      return i > upper ? upper : i;
+    };
+    const long long start = clamp(x.start, x.given & Axis::kStart, step > 0 ? lower : upper);
+    const long long stop = clamp(x.stop, x.given & Axis::kStop, step > 0 ? upper : lower);
+    // A zero step (only a variable can be one: check() refuses a literal 0) gives an empty view, not a fault.
+    const long long count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
+                            : step < 0 ? (start > stop ? (start - stop - step - 1) / -step : 0) : 0;
+    at += start * strides[d];
+    out.shape[k] = count;
+    out.strides[k] = strides[d] * step;
+    ++k;
+  }
+  out.data = reinterpret_cast<T*>(at);
+  return out;
+}
+
+template <int M, typename T, int N>
+JIASU_FN ArrayA<T, M> view(const ArrayA<T, N>& a, const Axis (&axes)[N]) { return view_of<M>(a.data, a.shape, a.strides, axes); }
+
+template <int M, typename T, int N>
+JIASU_FN ArrayA<T, M> view(const ArrayC<T, N>& a, const Axis (&axes)[N]) {
+  long long strides[N];
+  long long stride = static_cast<long long>(sizeof(T));
+  for (int d = N - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= a.shape[d];
+  }
+  return view_of<M>(a.data, a.shape, strides, axes);
+}
+
 template <typename To, typename From>
 JIASU_FN To bit_cast(From v) {
   static_assert(sizeof(To) == sizeof(From), "same size");
