@@ -495,6 +495,53 @@ Array host_array_from(nb::handle obj, bool& read_only) {
   throw BadArgument("expected an array in host memory but got " + python_type_name(obj));
 }
 
+// The fields of a NumPy structured dtype; null for any other dtype.
+static std::shared_ptr<const fe::RecordLayout> record_layout(nb::handle dtype) {
+  nb::object names = nb::getattr(dtype, "names", nb::none());
+  if (names.is_none()) return nullptr;
+  auto layout = std::make_shared<fe::RecordLayout>();
+  layout->itemsize = nb::cast<int64_t>(dtype.attr("itemsize"));
+  nb::object fields = dtype.attr("fields");
+  for (nb::handle name : names) {
+    fe::RecordField& f = layout->fields.emplace_back();
+    f.name = nb::cast<std::string>(nb::str(name));
+    nb::object entry = fields[name];
+    nb::object type = entry[0];
+    f.offset = nb::cast<int64_t>(entry[1]);
+    nb::object subarray = type.attr("subdtype");
+    if (!subarray.is_none()) {
+      type = subarray[0];
+      f.shape = shape_from(subarray[1]);
+    }
+    if (!nb::getattr(type, "names", nb::none()).is_none())
+      throw BadArgument("record field '" + f.name + "' is itself a record: kernels take records of numbers and "
+                        "arrays of numbers");
+    try {
+      f.dtype = dtype_from_object(type);
+    } catch (const BadArgument& e) {
+      throw BadArgument("record field '" + f.name + "': " + e.what());
+    }
+  }
+  fe::check_record_layout(*layout);
+  return layout;
+}
+
+std::optional<HostRecords> host_records_from(nb::handle obj) {
+  const bool is_array = numpy_ndarray_type() && PyObject_TypeCheck(obj.ptr(), numpy_ndarray_type());
+  if (!is_array && !numpy_scalar_type(obj.ptr())) return std::nullopt;
+  nb::object dtype = obj.attr("dtype");
+  std::shared_ptr<const fe::RecordLayout> layout = record_layout(dtype);
+  if (!layout) return std::nullopt;
+  nb::dict ai = nb::cast<nb::dict>(obj.attr("__array_interface__"));
+  Layout memory = contiguous_layout(shape_from(ai["shape"]), layout->itemsize);
+  if (!ai["strides"].is_none()) memory.strides = shape_from(ai["strides"]);
+  nb::tuple data(ai["data"]);
+  auto ptr = static_cast<cu::CUdeviceptr>(nb::cast<uintptr_t>(data[0]));
+  // uint8 stands in for the record's dtype: the layout's itemsize is the record's.
+  return HostRecords{adopt_view(DType::UInt8, std::move(memory), ptr, kCpuDevice, nullptr), std::move(layout),
+                     !is_array, nb::cast<bool>(data[1])};
+}
+
 PyTypeObject* array_type = nullptr;
 
 // float(a), int(a) or complex(a) (`conversion`) of its one element, read to the host; a TypeError for more.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "array/array.hpp"
+#include "frontend/ast.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/module.hpp"
@@ -146,6 +147,16 @@ Array device_array_from(nb::handle obj);
 // read_only is set for a NumPy array that may not be written. The view does not keep obj alive (a launch's
 // arguments do). Throws BadArgument for anything else.
 Array host_array_from(nb::handle obj, bool& read_only);
+// A NumPy structured array, or one record of one (a NumPy record scalar), in place: its memory as an Array of
+// record-sized elements (uint8 stands in for the record's dtype) and its fields. nullopt for any other object;
+// BadArgument for a record kernels cannot take (nested records, strings, misaligned fields).
+struct HostRecords {
+  Array memory;
+  std::shared_ptr<const fe::RecordLayout> layout;
+  bool single_record;  // a record scalar: passed by reference
+  bool read_only;
+};
+std::optional<HostRecords> host_records_from(nb::handle obj);
 // A GPU array or an object in GPU memory (by DLPack or the CUDA Array Interface).
 bool is_device_object(nb::handle obj);
 

@@ -134,11 +134,34 @@ bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, Launc
   return false;
 }
 
+// A NumPy structured array or record scalar: `a` describes it, its memory in place (kept in `temporaries`;
+// null: the key alone is wanted). False for any other object.
+bool record_argument(nb::handle value, size_t index, const std::string& kernel, LaunchArgument& a,
+                     std::deque<Array>* temporaries) {
+  std::optional<HostRecords> records;
+  try {
+    records = host_records_from(value);
+  } catch (const BadArgument& e) {
+    throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
+  }
+  if (!records) return false;
+  static thread_local std::deque<Array> described;  // for the key alone
+  std::deque<Array>& held = temporaries ? *temporaries : described;
+  if (!temporaries) described.clear();
+  held.push_back(std::move(records->memory));
+  a.array = &held.back();
+  a.record = std::move(records->layout);
+  a.single_record = records->single_record;
+  a.read_only = records->read_only;
+  return true;
+}
+
 // The signature entry of an argument from its type alone: nothing is copied or wrapped, so this works
 // without a GPU (k.specialize).
 void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel) {
   PyObject* o = value.ptr();
   LaunchArgument scalar;
+  if (record_argument(value, index, kernel, scalar, nullptr)) return append_argument_key(key, scalar);
   if (classify_scalar(o, index, kernel, scalar)) return append_argument_key(key, scalar);
   auto described = [&]() -> Array {
     if (Py_TYPE(o) == array_type) return *nb::inst_ptr<Array>(value);
@@ -313,6 +336,8 @@ class KernelFunction {
   }
 
   void classify_host(PyObject* o, size_t index, Scratch& scratch, LaunchArgument& a) {
+    if (Py_TYPE(o) != array_type && record_argument(nb::handle(o), index, name_, a, &scratch.temporaries))
+      return append_argument_key(scratch.key, a);  // used in place, as NumPy arrays are
     if (classify_scalar(o, index, name_, a)) return append_argument_key(scratch.key, a);
     auto where = [&] { return "argument " + std::to_string(index) + " of kernel '" + name_ + "'"; };
     if (Py_TYPE(o) == array_type) {
@@ -346,6 +371,8 @@ class KernelFunction {
                                 "argument " + std::to_string(index) + " of kernel '" + name_ +
                                     "' is a CPU array but the launch runs on GPU " + std::to_string(device) +
                                     "; copy it with jiasu.asarray(x, device=" + std::to_string(device) + ")");
+    } else if (record_argument(value, index, name_, a, &scratch.temporaries)) {
+      a.array = &stage_records(value, index, scratch, device, *a.array);
     } else if (classify_scalar(o, index, name_, a)) {
       return append_argument_key(scratch.key, a);
     } else if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) {
@@ -384,6 +411,28 @@ class KernelFunction {
       device.copy_from_host(address);
     }
     scratch.staged.push_back({nb::borrow(host), contiguous});
+    scratch.copies.push_back({index, &device, address});
+    return device;
+  }
+
+  // Structured data of a GPU launch (`host`: its memory in place): a device copy, copied back when written.
+  const Array& stage_records(nb::handle original, size_t index, Scratch& scratch, int device_ordinal, const Array& host) {
+    nb::object contiguous = nb::borrow(original);
+    const Array* memory = &host;
+    if (!host.c_contiguous()) {  // a strided structured array: through a C-contiguous copy, copied back into it
+      contiguous = numpy().attr("ascontiguousarray")(original);
+      scratch.temporaries.push_back(host_records_from(contiguous)->memory);
+      memory = &scratch.temporaries.back();
+    }
+    const Layout layout = contiguous_layout(memory->shape(), memory->layout().itemsize);
+    scratch.temporaries.push_back(Array::empty({memory->nbytes()}, DType::UInt8, device_ordinal).view(layout));
+    const Array& device = scratch.temporaries.back();
+    auto address = reinterpret_cast<void*>(memory->data());
+    {
+      nb::gil_scoped_release unlocked;
+      device.copy_from_host(address);
+    }
+    scratch.staged.push_back({nb::borrow(original), contiguous});
     scratch.copies.push_back({index, &device, address});
     return device;
   }

@@ -256,7 +256,10 @@ void FunctionEmitter::store(const Expr& target, const Value& v) {
   switch (target.kind) {
     case ExprKind::Name:
       return line(user_name(target.name) + " = " + value_as(v, target.type) + ";");
+    case ExprKind::Attribute:
     case ExprKind::Subscript:
+      if (target.type.kind == TypeKind::Record || target.type.kind == TypeKind::Array) return copy_into(target, v);
+      if (target.kind == ExprKind::Attribute) return line(expr(target) + " = " + value_as(v, target.type) + ";");
       return line(element_ref(*target.args[0], indices_of(target), target) + " = " + value_as(v, target.type) + ";");
     case ExprKind::Tuple: {
       // Python evaluates every item before it stores any: when a store could change an item still to be
@@ -282,6 +285,13 @@ void FunctionEmitter::store(const Expr& target, const Value& v) {
   }
 }
 
+// a[i] = r copies the record's bytes; r.h = b copies b's elements into the subarray field h.
+void FunctionEmitter::copy_into(const Expr& target, const Value& v) {
+  const std::string value = v.expr ? expr(*v.expr) : v.code;
+  if (target.type.kind == TypeKind::Record) return line("*" + expr(target) + " = *" + value + ";");
+  line("jiasu::copy_elements(" + expr(target) + ", " + value + ");");
+}
+
 // x op= v; a[i] op= v evaluates the element's address once (through a reference unless its indices are
 // variables and constants).
 void FunctionEmitter::aug_assign(const Stmt& s) {
@@ -303,6 +313,9 @@ void FunctionEmitter::aug_assign(const Stmt& s) {
       line(c_type(current) + "& " + name + " = " + place + ";");
       place = name;
     }
+  } else if (target.kind == ExprKind::Attribute) {  // r.x op= v: the field, by reference
+    place = temp("field");
+    line(c_type(current) + "& " + place + " = " + expr(target) + ";");
   }
   std::string updated = binary(s.op, result, Value{place, current}, Value{"", value.type, &value});
   line(place + " = " + convert(updated, result, current) + ";");

@@ -34,6 +34,8 @@ inline std::string function_name(const fe::Function& fn) {
 class TupleStructs {
  public:
   std::string name_of(const fe::Type& tuple);  // defines it on first use
+  // The struct of a record's bytes (its size and alignment), defined on first use.
+  std::string record_name(const fe::RecordLayout& layout);
   // The symbol of `c`'s bytes, defined on first use with `storage` (the target's qualifiers).
   std::string constant_array(const fe::ConstantArray& c, const std::string& storage);
   const std::string& definitions() const { return definitions_; }
@@ -41,6 +43,7 @@ class TupleStructs {
  private:
   std::map<std::string, bool> defined_;
   std::map<std::string, std::string> constants_;  // name + bytes -> symbol
+  std::vector<fe::RecordLayout> records_;          // record_name(): jiasu_record<index>
   std::string definitions_;
 };
 
@@ -131,6 +134,8 @@ class FunctionEmitter {
   std::string bool_op(const fe::Expr& e);
   std::string subscript(const fe::Expr& e);
   std::string attribute(const fe::Expr& e);
+  std::string record_field(const fe::Expr& e);  // r.x: the field as an lvalue, or a subarray field's array
+  void copy_into(const fe::Expr& target, const Value& v);  // a record, or a subarray field, copied
   std::string call(const fe::Expr& e);
   std::string builtin_call(const fe::Expr& e);
   std::string atomic_call(const fe::Expr& e, const char* function);

@@ -177,6 +177,16 @@ std::string TupleStructs::name_of(const Type& tuple) {
   return name;
 }
 
+std::string TupleStructs::record_name(const fe::RecordLayout& layout) {
+  auto known = std::find(records_.begin(), records_.end(), layout);
+  const std::string name = "jiasu_record" + std::to_string(known - records_.begin());
+  if (known != records_.end()) return name;
+  records_.push_back(layout);
+  definitions_ += "struct alignas(" + std::to_string(layout.alignment) + ") " + name + " { unsigned char bytes[" +
+                  std::to_string(layout.itemsize) + "]; };\n";
+  return name;
+}
+
 std::string TupleStructs::constant_array(const fe::ConstantArray& c, const std::string& storage) {
   std::string& symbol = constants_[c.name + '\0' + c.data];
   if (!symbol.empty()) return symbol;
@@ -200,8 +210,11 @@ std::string FunctionEmitter::c_type(const Type& type) {
     case TypeKind::Scalar:
       return info(type.dtype).c_type;
     case TypeKind::Array:
-      return std::string(type.contiguous ? "jiasu::ArrayC<" : "jiasu::ArrayA<") + info(type.dtype).c_type + ", " +
+      return std::string(type.contiguous ? "jiasu::ArrayC<" : "jiasu::ArrayA<") +
+             (type.record ? tuples_.record_name(*type.record) : std::string(info(type.dtype).c_type)) + ", " +
              std::to_string(type.ndim) + ">";
+    case TypeKind::Record:  // a reference to the record's bytes
+      return tuples_.record_name(*type.record) + "*";
     case TypeKind::Tuple:
       return tuples_.name_of(type);
     default:
@@ -484,6 +497,8 @@ std::string FunctionEmitter::subscript(const Expr& e) {
     for (int d = static_cast<int>(e.args.size()) - 1; d < base.type.ndim; ++d) axes.push_back("jiasu::Axis{0, 0, 1, 0}");
     return "jiasu::view<" + std::to_string(e.type.ndim) + ">(" + expr(base) + ", {" + join(axes) + "})";
   }
+  if (base.type.kind == TypeKind::Array && e.type.kind == TypeKind::Record)  // a record: its address
+    return "(&" + element_ref(base, indices_of(e), e) + ")";
   if (base.type.kind == TypeKind::Array) return element_ref(base, indices_of(e), e);
   Value v = item(base, static_cast<size_t>(e.args[1]->int_value));  // check() made the index a constant
   return v.expr ? expr(*v.expr) : v.code;
@@ -493,9 +508,20 @@ std::string FunctionEmitter::attribute(const Expr& e) {
   if (e.meaning == Meaning::Builtin && fe::builtin(e.builtin).rule == fe::BuiltinRule::IndexValue)
     return spelling(e);
   const Expr& base = *e.args[0];
+  if (base.type.kind == TypeKind::Record) return record_field(e);
   if (base.type.kind == TypeKind::Array && e.name == "size") return "jiasu::size(" + expr(base) + ")";
   if (e.type.kind == TypeKind::Tuple) return tuple_value(Value{"", e.type, &e}, e.type);
   fail(e.loc, "'" + e.name + "' cannot be compiled to CUDA");
+}
+
+std::string FunctionEmitter::record_field(const Expr& e) {
+  const fe::RecordField& field = e.args[0]->type.record->fields.at(static_cast<size_t>(e.int_value));
+  const std::string element = info(field.dtype).c_type;
+  const std::string at = "jiasu::field<" + element + ">(" + expr(*e.args[0]) + ", " + std::to_string(field.offset) + ")";
+  if (field.shape.empty()) return at;
+  std::vector<std::string> extents;
+  for (int64_t extent : field.shape) extents.push_back(std::to_string(extent));
+  return c_type(e.type) + "{&" + at + ", {" + join(extents) + "}}";
 }
 
 // ---------------------------------------------------------------------------------------------------

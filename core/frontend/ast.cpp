@@ -1,5 +1,9 @@
 #include "frontend/ast.hpp"
 
+#include <algorithm>
+
+#include "support/error.hpp"
+
 namespace jiasu::fe {
 
 Type Type::scalar(DType d, bool weak) {
@@ -37,6 +41,47 @@ Type Type::module(std::string name) {
 // Compares only the fields that mean something for the kind, so stale defaults never make two equal
 // types differ. Weakness is part of a scalar type: a literal's int64 and a variable's int64 promote
 // differently.
+static bool same_record(const std::shared_ptr<const RecordLayout>& a, const std::shared_ptr<const RecordLayout>& b) {
+  return a == b || (a && b && *a == *b);
+}
+
+bool RecordLayout::operator==(const RecordLayout& other) const {
+  if (itemsize != other.itemsize || fields.size() != other.fields.size()) return false;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const RecordField &a = fields[i], &b = other.fields[i];
+    if (a.name != b.name || a.dtype != b.dtype || a.offset != b.offset || a.shape != b.shape) return false;
+  }
+  return true;
+}
+
+const RecordField* RecordLayout::field(const std::string& name) const {
+  for (const RecordField& f : fields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+void check_record_layout(RecordLayout& layout) {
+  layout.alignment = 1;
+  for (const RecordField& f : layout.fields) {
+    // A complex number is aligned as its parts; any other number as its size.
+    const int64_t align = info(f.dtype).kind == DTypeKind::Complex ? itemsize(f.dtype) / 2 : itemsize(f.dtype);
+    if (f.offset % align != 0)
+      throw BadArgument("record field '" + f.name + "' (" + info(f.dtype).name + ") is at offset " +
+                        std::to_string(f.offset) + ", not aligned for its type: make the dtype with align=True");
+    layout.alignment = std::max(layout.alignment, align);
+  }
+  if (layout.itemsize % layout.alignment != 0)
+    throw BadArgument("records of " + std::to_string(layout.itemsize) + " bytes would hold fields misaligned in every "
+                      "other element: make the dtype with align=True");
+}
+
+Type Type::record_of(std::shared_ptr<const RecordLayout> layout) {
+  Type t;
+  t.kind = TypeKind::Record;
+  t.record = std::move(layout);
+  return t;
+}
+
 bool Type::operator==(const Type& other) const {
   if (kind != other.kind) return false;
   switch (kind) {
@@ -46,7 +91,9 @@ bool Type::operator==(const Type& other) const {
       return dtype == other.dtype;
     case TypeKind::Array:
       return dtype == other.dtype && ndim == other.ndim && contiguous == other.contiguous &&
-             space == other.space;
+             space == other.space && same_record(record, other.record);
+    case TypeKind::Record:
+      return same_record(record, other.record);
     case TypeKind::Tuple:
       return items == other.items && fields == other.fields;
     case TypeKind::Module:
@@ -80,8 +127,18 @@ std::string to_string(const Type& type) {
       const char* space = type.space == MemorySpace::Shared  ? "shared "
                           : type.space == MemorySpace::Local ? "local "
                                                              : "";
-      return std::string(space) + "array(" + info(type.dtype).name + ", " + std::to_string(type.ndim) + "d, " +
+      const std::string element = type.record ? to_string(Type::record_of(type.record)) : info(type.dtype).name;
+      return std::string(space) + "array(" + element + ", " + std::to_string(type.ndim) + "d, " +
              (type.contiguous ? "C" : "A") + ")";
+    }
+    case TypeKind::Record: {
+      std::string out = "record(";
+      for (const RecordField& f : type.record->fields) {
+        out += (&f == &type.record->fields.front() ? "" : ", ") + f.name + ": " + info(f.dtype).name;
+        for (size_t d = 0; d < f.shape.size(); ++d) out += (d ? ", " : "[") + std::to_string(f.shape[d]);
+        if (!f.shape.empty()) out += "]";
+      }
+      return out + ")";
     }
     case TypeKind::Tuple: {
       std::string out = type.fields.empty() ? "tuple(" : "namedtuple(";

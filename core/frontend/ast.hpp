@@ -41,9 +41,28 @@ enum class TypeKind : uint8_t {
   Function,  // a builtin or a @jiasu.func device function, only ever called
   DType,     // a dtype used as a value (np.float32 as the dtype argument of shared.array, or a cast)
   Range,     // range(...) as the iterable of a for loop
+  Record,    // one element of a structured (record) array, by reference: its fields are read and written in place
 };
 
 enum class MemorySpace : uint8_t { Global, Shared, Local, Constant };  // Constant: a global NumPy array, embedded
+
+// A NumPy structured dtype: each field a number or a fixed-shape array of numbers at its byte offset. Every
+// field is aligned for its type, in every element (check_record_layout).
+struct RecordField {
+  std::string name;
+  DType dtype = DType::UInt8;
+  int64_t offset = 0;
+  std::vector<int64_t> shape;  // a subarray field's shape; empty for a number
+};
+struct RecordLayout {
+  int64_t itemsize = 0;
+  int64_t alignment = 1;  // the largest of the fields' alignments
+  std::vector<RecordField> fields;
+  bool operator==(const RecordLayout& other) const;
+  const RecordField* field(const std::string& name) const;  // null when there is none of that name
+};
+// BadArgument (naming the field) for a field that some element would hold misaligned; fills `alignment`.
+void check_record_layout(RecordLayout& layout);
 
 struct Type {
   TypeKind kind = TypeKind::Unknown;
@@ -55,11 +74,13 @@ struct Type {
   std::vector<Type> items;       // Tuple
   std::vector<std::string> fields;  // Tuple: a namedtuple's field names, one per item (none for a plain tuple)
   std::string name;              // Module: "math", "numpy", "jiasu", "jiasu.threadIdx", ...; Function: its name
+  std::shared_ptr<const RecordLayout> record;  // Record: its layout; Array: the elements' layout, for a record array
 
   static Type scalar(DType d, bool weak = false);
   static Type array(DType d, int ndim, bool contiguous, MemorySpace space = MemorySpace::Global);
   static Type tuple(std::vector<Type> items);
   static Type module(std::string name);
+  static Type record_of(std::shared_ptr<const RecordLayout> layout);
   bool operator==(const Type& other) const;
   bool operator!=(const Type& other) const { return !(*this == other); }
   bool is_scalar() const { return kind == TypeKind::Scalar; }

@@ -151,7 +151,7 @@ void Checker::mark_written(const Expr& array) {
 
 // The array parameter whose memory `array` is: itself, or what a view (a[1:], a variable holding one) views.
 int Checker::viewed_param(const Expr& array) const {
-  if (array.kind == ExprKind::Subscript) return viewed_param(*array.args[0]);
+  if (array.kind == ExprKind::Subscript || array.kind == ExprKind::Attribute) return viewed_param(*array.args[0]);
   if (array.kind != ExprKind::Name) return -1;
   auto it = variables_.find(array.name);
   if (it == variables_.end()) return -1;
@@ -213,8 +213,10 @@ void Checker::check_assign(Stmt& s) {
 void Checker::assign_target(Expr& target, const Type& value, const Expr* value_expr) {
   switch (target.kind) {
     case ExprKind::Name: return bind_name(target, value, value_expr);
+    case ExprKind::Attribute:
     case ExprKind::Subscript: {
       Type element = store_target(target);
+      if (element.kind == TypeKind::Record || element.kind == TypeKind::Array) return check_copy(target, element, value);
       const Expr& array = *target.args[0];
       if (!can_store(value, element.dtype))
         fail(start_of(target), "cannot store " + to_string(value) + " into an element of " + to_string(array.type) + " '" +
@@ -245,8 +247,10 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
   if (it == variables_.end()) {
     auto shape = new_array_shapes_.find(value_expr);
     bool new_array = value.kind == TypeKind::Array && shape != new_array_shapes_.end();
-    if (value.kind == TypeKind::Array && value_expr && value_expr->kind == ExprKind::Subscript) {  // v = a[1:]
-      const int root = viewed_param(*value_expr);
+    // v = a[1:], or r = a[i] of a record array (a reference to the record, as Numba's records are)
+    if ((value.kind == TypeKind::Array && value_expr && value_expr->kind == ExprKind::Subscript) ||
+        value.kind == TypeKind::Record) {
+      const int root = value_expr ? viewed_param(*value_expr) : -1;
       variables_[target.name] = Variable{value, target.loc, -1, {}, root};
       fn_.locals.push_back(Local{target.name, value, target.loc});
       target.type = value;
@@ -285,10 +289,36 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
   target.type = v.type;
 }
 
-// The element type an `a[i] = ...` or `a[i] += ...` target stores into; the array counts as written.
+// a[i] = r (a record of the same layout) or r.h = b (a subarray field, from an array of as many axes): copied
+// element by element, as NumPy assigns them.
+void Checker::check_copy(const Expr& target, const Type& into, const Type& value) {
+  const Expr& base = *target.args[0];
+  if (into.kind == TypeKind::Record) {
+    if (value != into)
+      fail(start_of(target), "cannot store " + to_string(value) + " into an element of " + to_string(base.type) + " '" +
+                                 describe(base) + "'");
+    return;
+  }
+  if (value.kind != TypeKind::Array || value.record || value.ndim != into.ndim ||
+      !can_store(Type::scalar(value.dtype), into.dtype))
+    fail(start_of(target), "cannot store " + to_string(value) + " into field '" + target.name + "' of " +
+                               to_string(base.type) + " '" + describe(base) + "': it takes an array of " +
+                               plural(into.ndim, "axis", "axes") + " of " + info(into.dtype).name);
+}
+
+// The element type an `a[i] = ...` or `a[i] += ...` target stores into (a record's field for r.x = ...); the
+// array counts as written.
 Type Checker::store_target(Expr& target) {
   Expr& base = *target.args[0];
   const Type& type = visit(base);
+  if (type.kind == TypeKind::Record) {  // r.x = v, r['x'] = v, a[i].x = v
+    mark_written(base);
+    target.type = target.kind == ExprKind::Attribute ? record_field(target, type) : record_item(target, Type(type));
+    return target.type;
+  }
+  if (target.kind == ExprKind::Attribute)
+    fail(start_of(target), "cannot assign to attribute '" + target.name + "' of " + to_string(type) + " '" +
+                               describe(base) + "'");
   if (type.kind == TypeKind::Tuple) fail(start_of(target), "tuples are immutable: cannot assign to an item of '" + describe(base) + "'");
   if (type.kind != TypeKind::Array) fail(start_of(target), to_string(type) + " '" + describe(base) + "' does not support item assignment");
   mark_written(base);
@@ -327,8 +357,9 @@ void Checker::check_aug_assign(Stmt& s) {
     if (!is_number(current)) fail(s.loc, "'" + op + "' is not supported on " + to_string(current) + " '" + target.name + "'");
     target.meaning = Meaning::Local;
     target.type = current;
-  } else if (target.kind == ExprKind::Subscript) {
+  } else if (target.kind == ExprKind::Subscript || target.kind == ExprKind::Attribute) {
     current = store_target(target);
+    if (!is_number(current)) fail(s.loc, "'" + op + "' is not supported on " + to_string(current) + " '" + describe(target) + "'");
   } else {
     fail(target.loc, "'" + op + "' needs a variable or an array element on its left");
   }
@@ -378,7 +409,8 @@ void Checker::check_return(Stmt& s) {
     return;
   }
   const Type& type = visit(*s.value);
-  if (!is_number(type)) fail(start_of(*s.value), "device functions can only return numbers, not " + to_string(type));
+  if (!is_number(type) && type.kind != TypeKind::Record)
+    fail(start_of(*s.value), "device functions can only return numbers and records, not " + to_string(type));
   returns_.push_back(ReturnSite{type, s.loc});
 }
 
@@ -386,7 +418,15 @@ void Checker::check_return(Stmt& s) {
 Type Checker::finish_returns() {
   if (returns_.empty()) return type_of_kind(TypeKind::Void);
   Type type = returns_[0].type;
-  for (const ReturnSite& r : returns_) type = promote(type, r.type);
+  for (const ReturnSite& r : returns_) {
+    if (type.kind == TypeKind::Record || r.type.kind == TypeKind::Record) {  // a reference: of one layout only
+      if (r.type != type)
+        fail(r.loc, "function '" + fn_.name + "' returns " + to_string(type) + " at line " +
+                        std::to_string(returns_[0].loc.line) + " but " + to_string(r.type) + " here");
+      continue;
+    }
+    type = promote(type, r.type);
+  }
   type = committed(type);
   std::string returns = "function '" + fn_.name + "' returns " + to_string(type) + " at line " +
                         std::to_string(returns_[0].loc.line);

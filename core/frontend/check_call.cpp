@@ -540,9 +540,10 @@ Type Checker::call_device(Expr& e) {
     const GlobalValue& value = bound.back();
     const bool fixed = value.kind == GlobalValue::DTypeValue || value.kind == GlobalValue::Builtin ||
                        value.kind == GlobalValue::Function;
-    if (!is_number(type) && type.kind != TypeKind::Array && !is_number_tuple(type) && !fixed)
+    if (!is_number(type) && type.kind != TypeKind::Array && type.kind != TypeKind::Record && !is_number_tuple(type) &&
+        !fixed)
       fail(start_of(*e.args[i]), "cannot pass " + to_string(type) + " to device function '" + callee.name +
-                                     "': pass numbers, tuples of numbers, arrays, dtypes or functions");
+                                     "': pass numbers, tuples of numbers, arrays, records, dtypes or functions");
     types.push_back(fixed ? type : committed(type));  // a parameter is a variable: a literal commits
     key += (i > 1 ? ", " : "") + (value.kind == GlobalValue::Function ? "function@" + value.function->identity
                                                                        : to_string(types.back()));

@@ -174,6 +174,7 @@ Type Checker::visit_attribute(Expr& e) {
   Type type = visit(base);
   if (type.kind == TypeKind::Module) return module_attribute(e, type.name, type.name + "." + e.name);
   if (type.kind == TypeKind::Array) return array_attribute(e, type);
+  if (type.kind == TypeKind::Record) return record_field(e, type);
   if (type.kind == TypeKind::Tuple && !type.fields.empty()) {  // point.x of a namedtuple is point[0]
     auto field = std::find(type.fields.begin(), type.fields.end(), e.name);
     if (field == type.fields.end()) fail(e.loc, "'" + e.name + "' is not a field of " + to_string(type));
@@ -277,7 +278,40 @@ Type Checker::visit_subscript(Expr& e) {
   const Type& type = visit(*e.args[0]);
   if (type.kind == TypeKind::Array) return array_element(e, type);
   if (type.kind == TypeKind::Tuple) return tuple_item(e, Type(type));  // a copy: folding replaces the base
+  if (type.kind == TypeKind::Record) return record_item(e, Type(type));
   fail(e.loc, to_string(type) + " '" + describe(*e.args[0]) + "' is not subscriptable");
+}
+
+// r.name of a record: the field, read and written in place; a subarray field is a C-contiguous array over the
+// record's memory. e.int_value becomes the field's index.
+Type Checker::record_field(Expr& e, const Type& record) {
+  const RecordLayout& layout = *record.record;
+  const RecordField* field = layout.field(e.name);
+  if (!field) fail(e.loc, "'" + e.name + "' is not a field of " + to_string(record));
+  e.int_value = field - layout.fields.data();
+  if (field->shape.empty()) return Type::scalar(field->dtype);
+  return Type::array(field->dtype, static_cast<int>(field->shape.size()), true);
+}
+
+// r['name'] or r[k] (k a constant integer, NumPy's field k) of a record: rewritten to the attribute r.name.
+Type Checker::record_item(Expr& e, const Type& record) {
+  const std::vector<RecordField>& fields = record.record->fields;
+  if (e.args.size() != 2) fail(e.loc, "a record takes one index: a field name or a constant integer");
+  Expr& index = *e.args[1];
+  std::string name = index.name;
+  if (index.kind != ExprKind::String) {
+    std::optional<int64_t> k = visit(index).is_integer() ? constant_int(index) : std::nullopt;
+    if (!k) fail(start_of(index), "a record is indexed by a field name or a constant integer");
+    const int64_t count = static_cast<int64_t>(fields.size());
+    if (*k < -count || *k >= count)
+      fail(start_of(index), "record index " + std::to_string(*k) + " is out of range for " + plural(count, "field"));
+    name = fields[static_cast<size_t>(*k < 0 ? *k + count : *k)].name;
+  }
+  e.kind = ExprKind::Attribute;
+  e.name = name;
+  e.loc = index.loc;
+  e.args.resize(1);
+  return record_field(e, record);
 }
 
 void Checker::too_many_indices(const Expr& e, const Type& array) {
@@ -307,7 +341,10 @@ Type Checker::array_view(Expr& e, const Type& array) {
     if (index.args[3]->kind != ExprKind::None && constant_int(*index.args[3]) == 0)
       fail(start_of(*index.args[3]), "slice step cannot be zero");
   }
-  return Type::array(array.dtype, axes, false, array.space);
+  Type view = array;  // a record array's view holds records too
+  view.ndim = axes;
+  view.contiguous = false;
+  return view;
 }
 
 Type Checker::array_element(Expr& e, const Type& array) {
@@ -324,13 +361,17 @@ Type Checker::array_element(Expr& e, const Type& array) {
                                      plural(array.ndim, "index", "indices") + ", got a " + to_string(index));
     for (const Type& item : index.items)
       if (!item.is_integer()) fail(start_of(*e.args[1]), "array indices must be integers, not " + to_string(index));
-    return Type::scalar(array.dtype);
+    return element_type(array);
   }
   if (count > static_cast<size_t>(array.ndim)) too_many_indices(e, array);
   for (size_t i = 1; i < e.args.size(); ++i)
     if (!e.args[i]->type.is_integer())
       fail(start_of(*e.args[i]), "array indices must be integers, not " + to_string(e.args[i]->type));
-  return Type::scalar(array.dtype);
+  return element_type(array);
+}
+
+Type Checker::element_type(const Type& array) {
+  return array.record ? Type::record_of(array.record) : Type::scalar(array.dtype);
 }
 
 Type Checker::tuple_item(Expr& e, const Type& tuple) {

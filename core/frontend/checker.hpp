@@ -115,6 +115,10 @@ class Checker {
   Type visit_subscript(Expr& e);
   Type array_element(Expr& e, const Type& array);
   Type array_view(Expr& e, const Type& array);
+  static Type element_type(const Type& array);  // a number, or a record of a record array
+  Type record_field(Expr& e, const Type& record);
+  Type record_item(Expr& e, const Type& record);
+  void check_copy(const Expr& target, const Type& into, const Type& value);
   [[noreturn]] void too_many_indices(const Expr& e, const Type& array);
   Type tuple_item(Expr& e, const Type& tuple);
   Type binary(Op op, const Type& a, const Type& b, SourceLoc loc, const Expr* lhs, const Expr* rhs) const;

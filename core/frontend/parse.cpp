@@ -390,8 +390,8 @@ class Parser {
         if (target.args.empty()) fail(loc, "cannot assign to an empty tuple");
         for (const ExprPtr& item : target.args) check_target(*item, true, may_nest);
         return;
-      case ExprKind::Attribute:
-        fail(loc, "assignment to an attribute is not supported in jiasu kernels");
+      case ExprKind::Attribute:  // a record's field (check() refuses any other)
+        return;
       case ExprKind::Call:
         fail(loc, "cannot assign to a function call");
       case ExprKind::Bool:
@@ -662,10 +662,25 @@ class Parser {
     return finish(std::move(call));
   }
 
+  // r['name']: a record's field by name, a String expression holding the name (the only strings kernels take).
+  ExprPtr parse_field_name() {
+    const Token& token = peek();
+    const std::string& text = token.text;
+    const char quote = text.front();
+    if ((quote != '\'' && quote != '"') || text.size() < 2 || text.back() != quote ||
+        text.find('\\') != std::string::npos || text.compare(0, 3, std::string(3, quote)) == 0)
+      fail(token, "a field name is a plain string literal, such as r['x']");
+    auto name = make_expr(ExprKind::String, next().loc);
+    name->name = text.substr(1, text.size() - 2);
+    if (!at_op("]")) fail(peek(), "expected ']' after a field name");
+    return name;
+  }
+
   // One index of a subscript: an expression, or a slice `[start]:[stop][:step]`, which becomes the call
   // slice(start, stop, step) with None for a part left out (Python's meaning of a[1:3] is a[slice(1, 3)]).
   ExprPtr parse_index() {
     const SourceLoc loc = peek().loc;
+    if (peek().kind == TokenKind::String && (peek().text[0] == '\'' || peek().text[0] == '"')) return parse_field_name();
     ExprPtr start;
     if (!at_op(":")) {
       start = parse_expression();

@@ -70,6 +70,9 @@ void append_argument_key(std::string& key, const LaunchArgument& argument) {
   if (!argument.array) return append_scalar_key(key, argument.dtype, argument.weak);
   const Array& array = *argument.array;
   if (array.ndim() > kMaxKernelArrayRank) throw BadArgument("kernel arrays have at most 8 dimensions");
+  if (argument.record)
+    return append_record_key(key, *argument.record, argument.single_record ? -1 : static_cast<int>(array.ndim()),
+                             array.c_contiguous());
   append_array_key(key, array.dtype(), static_cast<int>(array.ndim()), array.c_contiguous());
 }
 

@@ -53,6 +53,10 @@ struct LaunchArgument {
   // entry ('T', count, the items' entries) and the struct's alignment. Empty for anything else.
   std::string tuple_key;
   uint8_t tuple_align = 0;
+  // A structured array (`array` holds its memory as elements of the record's size) or, with single_record,
+  // one record passed by reference (a 0-d `array`): the fields' layout.
+  std::shared_ptr<const fe::RecordLayout> record;
+  bool single_record = false;
 
   // The tuple of `items` (scalars or tuples), laid out as C lays out the emitted struct: each item at its
   // alignment, the size rounded up to the largest; an empty tuple takes one byte, as an empty C++ struct does.

@@ -1,11 +1,50 @@
 #include "program/signature.hpp"
 
+#include <cstring>
+#include <memory>
+
+#include "support/error.hpp"
+
 namespace jiasu {
 
 namespace {
 
+void append_int64(std::string& key, int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+int64_t read_int64(const std::string& key, size_t& i) {
+  int64_t v;
+  std::memcpy(&v, key.data() + i, sizeof v);
+  i += sizeof v;
+  return v;
+}
+
+std::shared_ptr<const fe::RecordLayout> read_record(const std::string& key, size_t& i) {
+  auto layout = std::make_shared<fe::RecordLayout>();
+  layout->itemsize = read_int64(key, i);
+  const size_t count = static_cast<unsigned char>(key[i++]);
+  for (size_t k = 0; k < count; ++k) {
+    fe::RecordField& f = layout->fields.emplace_back();
+    const size_t length = static_cast<unsigned char>(key[i]);
+    f.name = key.substr(i + 1, length);
+    i += 1 + length;
+    f.dtype = static_cast<DType>(key[i++]);
+    f.offset = read_int64(key, i);
+    const size_t rank = static_cast<unsigned char>(key[i++]);
+    for (size_t d = 0; d < rank; ++d) f.shape.push_back(read_int64(key, i));
+  }
+  fe::check_record_layout(*layout);  // the key was made from a checked layout: this only sets its alignment
+  return layout;
+}
+
 // The entry at key[i], moving i past it.
 fe::Type entry_type(const std::string& key, size_t& i) {
+  if (key[i] == 'r') return fe::Type::record_of(read_record(key, ++i));
+  if (key[i] == 'R') {
+    fe::Type array = fe::Type::array(DType::UInt8, key[i + 1], key[i + 2] != 0);
+    i += 3;
+    array.record = read_record(key, i);
+    return array;
+  }
   if (key[i] == 'T' || key[i] == 'N') {  // a tuple: its count, then its items' entries (a namedtuple's named)
     const bool named = key[i] == 'N';
     const size_t count = static_cast<unsigned char>(key[i + 1]);
@@ -34,6 +73,28 @@ fe::Type entry_type(const std::string& key, size_t& i) {
 }
 
 }  // namespace
+
+void append_record_key(std::string& key, const fe::RecordLayout& layout, int ndim, bool contiguous) {
+  if (layout.fields.size() > 255) throw BadArgument("records passed to kernels have at most 255 fields");
+  if (ndim < 0) {
+    key += 'r';
+  } else {
+    key += 'R';
+    key += static_cast<char>(ndim);
+    key += static_cast<char>(contiguous);
+  }
+  append_int64(key, layout.itemsize);
+  key += static_cast<char>(layout.fields.size());
+  for (const fe::RecordField& f : layout.fields) {
+    if (f.name.size() > 255 || f.shape.size() > 255) throw BadArgument("record field '" + f.name + "' is too large");
+    key += static_cast<char>(f.name.size());
+    key += f.name;
+    key += static_cast<char>(f.dtype);
+    append_int64(key, f.offset);
+    key += static_cast<char>(f.shape.size());
+    for (int64_t d : f.shape) append_int64(key, d);
+  }
+}
 
 std::vector<fe::Type> signature_types(const std::string& key) {
   std::vector<fe::Type> types;

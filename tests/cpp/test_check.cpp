@@ -828,8 +828,8 @@ INSTANTIATE_TEST_SUITE_P(DeviceFunctions, CheckError, ::testing::Values(
     ErrorCase{"UnknownKeyword", "def k(a):\n    a[0] = twice(y=1)\n", kF32Array,
               "twice() got an unexpected keyword argument 'y'", 2, 20},
     ErrorCase{"ModuleArgument", "def k(a):\n    a[0] = twice(math)\n", kF32Array,
-              "cannot pass module(math) to device function 'twice': pass numbers, tuples of numbers, arrays, dtypes "
-              "or functions", 2, 18}));
+              "cannot pass module(math) to device function 'twice': pass numbers, tuples of numbers, arrays, records, "
+              "dtypes or functions", 2, 18}));
 
 TEST(CheckLocation, MessagesPointIntoTheUsersFile) {
   TestModule module;

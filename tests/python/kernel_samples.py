@@ -257,6 +257,15 @@ def views(a, grid2, out):
     out[i] = first[i % 4] + second[3 - i % 4] + tail[0] + row[1] + column[0] + len(tail)
 
 
+def records(points, one, out):
+    i = jiasu.grid(1)
+    p = points[i]
+    p.x = p["x"] * 2.0 + one.w[1, 0]
+    points[i - 1] = p
+    one.count += 1
+    out[i] = p[1] + len(points[::2])
+
+
 # ------------------------------------------------------------------ device functions
 
 

@@ -464,7 +464,8 @@ CASES = {
     "varargs": (bad_varargs, (F32,), None, 0, 20, "variadic parameters ('*rest') are not supported"),
     "kwargs": (bad_kwargs, (F32,), None, 0, 19, "keyword parameters ('**') are not supported"),
     "nested-def": (bad_nested_def, (F32,), None, 1, 5, "'def' is not supported in jiasu kernels (write a @jiasu.func"),
-    "attribute-store": (bad_attribute_store, (F32,), None, 1, 5, "assignment to an attribute is not supported"),
+    "attribute-store": (bad_attribute_store, (F32,), None, 1, 5,
+                        "cannot assign to attribute 'x' of array(float32, 1d, C) 'a'"),
     # names, types and statements
     "undefined-name": (bad_undefined, (F32,), None, 1, 12, "name 'undefined_name' is not defined"),
     "kernel-returns-value": (bad_returns_value, (F32,), None, 1, 5, "kernels cannot return a value"),

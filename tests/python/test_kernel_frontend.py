@@ -57,6 +57,10 @@ VALID = {
     "indexing": ((zeros(np.float64, 2, 3, 4), zeros(np.float64, 2, 3, 4)), "(array(float64, 3d, C), array(float64, 3d, C))"),
     "strided": ((zeros(np.float32, 8, 8)[::2, 1::2], zeros(np.float32, 4, 4)),
                 "(array(float32, 2d, A), array(float32, 2d, C))"),
+    "records": ((np.zeros(4, np.dtype([("x", np.float64), ("n", np.int32)], align=True)),
+                 np.zeros(1, [("count", np.int64), ("w", np.float32, (2, 2))])[0], zeros(np.float64)),
+                "(array(record(x: float64, n: int32), 1d, C), record(count: int64, w: float32[2, 2]), "
+                "array(float64, 1d, C))"),
     "views": ((zeros(np.float32, 8), zeros(np.float32, 2, 3), zeros(np.float32, 8)),
               "(array(float32, 1d, C), array(float32, 2d, C), array(float32, 1d, C))"),
     "device_calls": ((zeros(np.float32), zeros(np.float64), zeros(np.float32), zeros(np.float64)),

@@ -407,6 +407,37 @@ JIASU_FN ArrayA<T, M> view(const ArrayC<T, N>& a, const Axis (&axes)[N]) {
   return view_of<M>(a.data, a.shape, strides, axes);
 }
 
+// ---- Records: a field is the bytes at its offset in the record (check_record_layout keeps them aligned).
+template <typename T, typename R>
+JIASU_FN T& field(R* record, long long offset) { return *reinterpret_cast<T*>(record->bytes + offset); }
+
+template <typename T, int N>
+JIASU_FN T& at_index(const ArrayC<T, N>& a, const long long* index) {
+  long long offset = 0;
+  for (int d = 0; d < N; ++d) offset = offset * a.shape[d] + index[d];
+  return a.data[offset];
+}
+template <typename T, int N>
+JIASU_FN T& at_index(const ArrayA<T, N>& a, const long long* index) {
+  long long offset = 0;
+  for (int d = 0; d < N; ++d) offset += index[d] * a.strides[d];
+  return *reinterpret_cast<T*>(reinterpret_cast<char*>(a.data) + offset);
+}
+
+// r.h = b: b's elements into the subarray field h, index by index (b has as many axes; h's shape is used).
+template <typename T, int N, typename Source>
+JIASU_FN void copy_elements(const ArrayC<T, N>& into, const Source& from) {
+  long long index[N > 0 ? N : 1] = {};
+  for (long long k = 0, n = size(into); k < n; ++k) {
+    long long rest = k;
+    for (int d = N - 1; d >= 0; --d) {
+      index[d] = rest % into.shape[d];
+      rest /= into.shape[d];
+    }
+    into.data[k] = static_cast<T>(at_index(from, index));
+  }
+}
+
 template <typename To, typename From>
 JIASU_FN To bit_cast(From v) {
   static_assert(sizeof(To) == sizeof(From), "same size");
