@@ -192,6 +192,9 @@ class KernelFunction {
         kernel_(function_source(description, held.ptr()), debug), launcher_(kernel_) {}
   nb::object description;  // the Python function's description; kept alive here for the resolver
   nb::object held;         // a list: the descriptions of the device functions it calls (idem)
+  // Numba's kernel extensions: objects whose prepare_args(ty, value, stream=, retr=) each argument passes through
+  // before a launch (jiasu.cuda._prepare_arguments); empty for the usual kernel, whose launch never looks further.
+  nb::object extensions = nb::steal(PyList_New(0));
 
   PythonKernel& kernel() { return kernel_; }
   const std::string& name() const { return name_; }
@@ -200,6 +203,8 @@ class KernelFunction {
   // args[0..n): the kernel's arguments. device: where to run (kCpuDevice or a GPU), or kAnyDevice to decide
   // from the arguments.
   [[gnu::hot]] void launch(const BoundConfig& config, PyObject* const* args, Py_ssize_t n, int device = kAnyDevice) {
+    if (PyList_GET_SIZE(extensions.ptr()) != 0) [[unlikely]]
+      return launch_extended(config, args, n, device);
     if (device == kAnyDevice) {
       // With a GPU array among them, the arguments of a repeat launch choose the current device.
       if (launcher_.repeat().has_array() && launch_as_last(config, args, n, current_device())) [[likely]]
@@ -209,6 +214,22 @@ class KernelFunction {
       return;
     }
     launch_afresh(config, args, n, device);
+  }
+
+  // A launch of a kernel with extensions: the arguments they prepare, then the callbacks they left in `retr`.
+  [[gnu::cold, gnu::noinline]] void launch_extended(const BoundConfig& config, PyObject* const* args, Py_ssize_t n,
+                                                    int device) {
+    nb::tuple given = nb::steal<nb::tuple>(PyTuple_New(n));
+    for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(given.ptr(), i, Py_NewRef(args[i]));
+    nb::object stream = config.stream_object.is_valid() ? config.stream_object : nb::none();
+    nb::object prepare = nb::module_::import_("jiasu.cuda").attr("_prepare_arguments");
+    nb::tuple prepared = nb::cast<nb::tuple>(prepare(extensions, given, stream));
+    nb::tuple values = nb::cast<nb::tuple>(prepared[0]);
+    std::vector<PyObject*> items(values.size());
+    for (size_t i = 0; i < items.size(); ++i) items[i] = values[i].ptr();
+    const auto count = static_cast<Py_ssize_t>(items.size());
+    launch_afresh(config, items.data(), count, device == kAnyDevice ? launch_device(items.data(), count) : device);
+    for (nb::handle callback : nb::cast<nb::list>(prepared[1])) callback();
   }
 
   // Every launch but a repeat one (kept out of line, so that the repeat path's code stays compact).
@@ -543,6 +564,7 @@ int kernel_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(k->last_config.ptr());
   Py_VISIT(k->description.ptr());
   Py_VISIT(k->held.ptr());
+  Py_VISIT(k->extensions.ptr());
   return 0;
 }
 
@@ -550,6 +572,7 @@ int kernel_clear(PyObject* self) {
   KernelFunction* k = nb::inst_ptr<KernelFunction>(self);
   k->last_config_key.reset();
   k->last_config.reset();
+  PyList_SetSlice(k->extensions.ptr(), 0, PY_SSIZE_T_MAX, nullptr);  // may hold the kernel
   return 0;  // the descriptions stay: the resolvers borrow them, and the kernel dies with them anyway
 }
 
@@ -678,6 +701,9 @@ void bind_kernel(nb::module_& m) {
         self->set_name(std::move(name));
       }, nb::arg("description"), nb::arg("debug") = false)
       .def_prop_ro("name", &KernelFunction::name)
+      .def_prop_ro("extensions", [](KernelFunction& k) { return k.extensions; },
+                   "Numba's kernel extensions: a list of objects with prepare_args(ty, value, stream=, retr=), "
+                   "which every argument passes through before a launch")
       .def_prop_ro("py_func", [](const KernelFunction& k) { return k.description.attr("fn"); },
                    "The Python function the kernel was compiled from (Numba's name for it).")
       .def_prop_ro("_description", [](const KernelFunction& k) { return k.description; },

@@ -42,6 +42,35 @@ def jit(func_or_sig=None, device=False, debug=False, link=(), **options):
     return lambda fn: wrap(fn, func_or_sig)  # None or a signature
 
 
+def In(ary):
+    """Numba's ``cuda.In``: the array goes to the kernel and is not copied back (the kernel gets a copy of it)."""
+    import numpy as np
+
+    return ary.copy() if isinstance(ary, np.ndarray) else ary
+
+
+def InOut(ary):
+    """Numba's ``cuda.InOut`` (and ``cuda.Out``): the array goes to the kernel and its results come back, as
+    every NumPy argument of a jiasu kernel does."""
+    return ary
+
+
+Out = InOut
+
+
+def _prepare_arguments(extensions, args, stream):
+    """A launch of a kernel with Numba's extensions (``kernel.extensions``): each argument goes through every
+    extension's ``prepare_args(ty, value, stream=, retr=)`` in turn (jiasu has no Numba type to give: ``ty`` is
+    None); the callbacks they append to ``retr`` run after the launch."""
+    retr, prepared = [], []
+    for value in args:
+        ty = None
+        for extension in extensions:
+            ty, value = extension.prepare_args(ty, value, stream=stream, retr=retr)
+        prepared.append(value)
+    return tuple(prepared), retr
+
+
 def _signature_scalar_types(signature):
     """Per kernel parameter, the NumPy scalar type a Numba signature gives it: None for arrays, for what is not
     a scalar type, and for every parameter when there is no signature or a list of several."""

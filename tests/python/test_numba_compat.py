@@ -612,3 +612,44 @@ def test_numba_cuda_names_jiasu_does_not_serve_say_so():
             getattr(cuda, name)
     with pytest.raises(AttributeError):
         cuda.no_such_name  # noqa: B018
+
+
+@cuda.jit
+def set_first(a, v):
+    a[0] = v
+
+
+class _CopyInOnly:
+    """An extension as Numba's tests write one: every argument is cuda.In, and a callback runs after the launch."""
+
+    def __init__(self):
+        self.seen, self.called = [], 0
+
+    def prepare_args(self, ty, value, stream=None, retr=None):
+        self.seen.append(value if np.isscalar(value) else type(value).__name__)
+        retr.append(self.after)
+        return ty, cuda.In(value) if isinstance(value, np.ndarray) else value
+
+    def after(self):
+        self.called += 1
+
+
+def test_in_inout_and_kernel_extensions(each_backend):
+    a = np.full(3, 1.5)
+    set_first[1, 1](cuda.In(a), 7.0)
+    assert a[0] == 1.5  # In: copied to the kernel, never back
+    set_first[1, 1](cuda.InOut(a), 7.0)
+    assert a[0] == 7.0
+    set_first[1, 1](cuda.Out(a), 8.0)
+    assert a[0] == 8.0
+
+    kernel = cuda.jit(set_first.py_func)
+    assert kernel.extensions == []
+    extension = _CopyInOnly()
+    kernel.extensions.append(extension)
+    kernel[1, 1](a, 9.0)
+    assert a[0] == 8.0, "the extension made the array an In argument"
+    assert extension.seen == ["ndarray", 9.0] and extension.called == 2
+    kernel.extensions.clear()
+    kernel[1, 1](a, 9.0)
+    assert a[0] == 9.0
