@@ -72,9 +72,12 @@ def exec_sources_kept():
 
 def main(script, args):
     numba = _module()
-    saved = {name: sys.modules.get(name) for name in ("numba", "numba.cuda")}
+    from . import cuda_random
+
+    served = {"numba": numba, "numba.cuda": numba.cuda, "numba.cuda.random": cuda_random}
+    saved = {name: sys.modules.get(name) for name in served}
     saved_argv = sys.argv
-    sys.modules["numba"], sys.modules["numba.cuda"] = numba, numba.cuda
+    sys.modules.update(served)
     sys.argv = [script] + list(args)
     try:
         with exec_sources_kept():

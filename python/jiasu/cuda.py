@@ -270,7 +270,7 @@ def vectorize(func_or_signatures=None, **options):
 # Numba-CUDA's names jiasu does not serve yet: using one says so (other unknown names are AttributeErrors).
 _UNSERVED = {
     "mapped_array": "mapped host memory", "managed_array": "managed memory", "declare_device": "external device "
-    "functions", "random": "the xoroshiro128+ random numbers", "cg": "cooperative groups", "guvectorize":
+    "functions", "cg": "cooperative groups", "guvectorize":
     "generalized ufuncs", "external_stream": "streams made outside jiasu",
     "libdevice": "libdevice's functions by name", "compile_ptx": "Numba's PTX compiler (use jiasu's "
     "inspect_ptx)", "compile": "Numba's compiler", "list_devices": "list_devices (use cuda.gpus)",
@@ -285,6 +285,8 @@ def __getattr__(name):
         value = getattr(np, _ALIASES.get(name, name))
     elif name in _jiasu._kernel_names():  # cuda.grid, cuda.atomic, cuda.fp16, ...: the kernel language's names
         value = _jiasu._kernel_names()[name]
+    elif name == "random":
+        from jiasu import cuda_random as value
     elif name == "gpus":
         value = _jiasu.devices()
         return value  # not kept: devices may come and go with CUDA_VISIBLE_DEVICES in subprocesses

@@ -12,6 +12,8 @@ import pytest
 
 import jiasu
 from jiasu import cuda
+from jiasu.cuda_random import (xoroshiro128p_normal_float32, xoroshiro128p_uniform_float32,
+                               xoroshiro128p_uniform_float64)
 
 pytestmark = pytest.mark.usefixtures("each_backend")
 
@@ -607,7 +609,7 @@ def test_reduce_vectorize_and_host_helpers(each_backend):
 
 
 def test_numba_cuda_names_jiasu_does_not_serve_say_so():
-    for name in ("mapped_array", "managed_array", "declare_device", "random", "cg", "guvectorize"):
+    for name in ("mapped_array", "managed_array", "declare_device", "cg", "guvectorize"):
         with pytest.raises(NotImplementedError, match=f"numba.cuda.{name} .* is not served by jiasu yet"):
             getattr(cuda, name)
     with pytest.raises(AttributeError):
@@ -653,3 +655,68 @@ def test_in_inout_and_kernel_extensions(each_backend):
     kernel.extensions.clear()
     kernel[1, 1](a, 9.0)
     assert a[0] == 9.0
+
+
+# ---- cuda.random, against xoroshiro128+ written here with Python integers
+_MASK = 2 ** 64 - 1
+
+
+def _next(state):
+    s0, s1 = state
+    result = (s0 + s1) & _MASK
+    s1 ^= s0
+    rotl = lambda x, k: ((x << k) | (x >> (64 - k))) & _MASK  # noqa: E731
+    state[:] = [rotl(s0, 55) ^ s1 ^ ((s1 << 14) & _MASK), rotl(s1, 36)]
+    return result
+
+
+def _reference_states(n, seed, subsequence_start=0):
+    z = (seed + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    state = [z ^ (z >> 31)] * 2
+
+    def jump():
+        s = [0, 0]
+        for word in (0xBEAC0467EBA5FACB, 0xD86B048B86AA9922):
+            for bit in range(64):
+                if word >> bit & 1:
+                    s = [s[0] ^ state[0], s[1] ^ state[1]]
+                _next(state)
+        state[:] = s
+
+    for _ in range(subsequence_start):
+        jump()
+    states = []
+    for _ in range(n):
+        states.append(list(state))
+        jump()
+    return states
+
+
+@cuda.jit
+def draw(states, uniform64, uniform32, normal32):
+    t = cuda.grid(1)
+    if t < states.shape[0]:
+        uniform64[t] = xoroshiro128p_uniform_float64(states, t)
+        uniform32[t] = xoroshiro128p_uniform_float32(states, t)
+        for k in range(normal32.shape[1]):
+            normal32[t, k] = xoroshiro128p_normal_float32(states, t)
+
+
+def test_random_states_and_draws_are_xoroshiro128p(each_backend):
+    states = cuda.random.create_xoroshiro128p_states(5, seed=12345, subsequence_start=2)
+    reference = _reference_states(5, 12345, 2)
+    assert states.copy_to_host().tolist() == [tuple(s) for s in reference]
+    n = 64
+    states = cuda.random.create_xoroshiro128p_states(n, seed=7)
+    reference = _reference_states(n, 7)
+    uniform64, uniform32 = np.zeros(n), np.zeros(n, np.float32)
+    normal32 = np.zeros((n, 400), np.float32)
+    draw[1, n](states, uniform64, uniform32, normal32)
+    expected64 = [(_next(s) >> 11) / 2.0 ** 53 for s in reference]
+    expected32 = [(_next(s) >> 40) / 2.0 ** 24 for s in reference]
+    np.testing.assert_array_equal(uniform64, expected64)
+    np.testing.assert_array_equal(uniform32, np.array(expected32, np.float32))
+    assert abs(normal32.mean()) < 0.02 and abs(normal32.std() - 1) < 0.02  # 25600 draws: 4 standard errors
+    assert states.copy_to_host().tolist() != cuda.random.create_xoroshiro128p_states(n, seed=7).tolist()
