@@ -499,8 +499,6 @@ Type Checker::call_device(Expr& e) {
   Expr& callee = *e.args[0];
   std::shared_ptr<const FunctionSource> source = global(callee.name).function;
   if (!source) fail(start_of(callee), "'" + callee.name + "' has no source to compile");
-  if (std::find(session_.active.begin(), session_.active.end(), source->identity) != session_.active.end())
-    fail(start_of(e), "recursive call to '" + callee.name + "': recursion is not supported in kernels");
   if (session_.stack_base - static_cast<const char*>(__builtin_frame_address(0)) > kCallChainStack)
     fail(start_of(e), "device function calls nested too deeply (the calls leading here take more than " +
                           std::to_string(kCallChainStack >> 10) + " KiB of stack)");
@@ -553,11 +551,27 @@ Type Checker::call_device(Expr& e) {
 
   Function* target;
   auto memo = session_.specialisations.find(key);
+  auto recursive = session_.in_progress.find(key);
   if (memo != session_.specialisations.end()) {
     target = memo->second;
+  } else if (recursive != session_.in_progress.end()) {
+    if (session_.active.back() != source->identity)
+      fail(start_of(e), "recursive call to '" + callee.name + "' through another function: in kernels a function "
+                        "may call itself, not one of its callers");
+    return recursive_call(e, recursive->second);
   } else {
+    if (std::find(session_.active.begin(), session_.active.end(), source->identity) != session_.active.end())
+      fail(start_of(e), "recursive call to '" + callee.name + "' with other argument types or constants: a "
+                        "recursive function calls itself with the types it was called with (a constant argument, "
+                        "such as a literal, is bound at compile time: pass a variable)");
     session_.active.push_back(source->identity);
-    Checker(session_, *source, *fn).run(types, false, bound);
+    Checker checker(session_, *source, *fn);
+    Session::InProgress& self = session_.in_progress[key] = {fn.get(), &checker.returns_, std::nullopt, {}};
+    checker.run(types, false, bound);
+    if (self.assumed && *self.assumed != fn->return_type)
+      fail(self.call, "recursive call to '" + callee.name + "' is typed " + to_string(*self.assumed) +
+                          " by the returns before it, but the function returns " + to_string(fn->return_type));
+    session_.in_progress.erase(key);
     session_.active.pop_back();
     fn->mangled_name = "jiasu_fn_" + fn->name + "_" + std::to_string(session_.program.functions.size());
     target = fn.get();
@@ -576,6 +590,24 @@ Type Checker::call_device(Expr& e) {
   e.callee = target;
   e.meaning = Meaning::DeviceFunction;
   return target->return_type;
+}
+
+// A call of the specialisation being checked: its type is that of the returns met before it (Numba's rule), so
+// a recursive function returns its base case first (fib: `if n < 2: return n`).
+Type Checker::recursive_call(Expr& e, Session::InProgress& self) {
+  if (!self.assumed) {
+    if (self.returns->empty())
+      fail(start_of(e), "recursive call to '" + e.args[0]->name + "' before any return: its type is inferred from "
+                        "the returns before the first recursive call (return the base case first)");
+    Type type = (*self.returns)[0].type;
+    for (const ReturnSite& r : *self.returns) type = promote(type, r.type);
+    self.assumed = committed(type);
+    self.call = start_of(e);
+  }
+  e.args[0]->callee = self.fn;
+  e.callee = self.fn;
+  e.meaning = Meaning::DeviceFunction;
+  return *self.assumed;
 }
 
 }  // namespace jiasu::fe::checking

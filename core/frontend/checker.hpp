@@ -49,6 +49,15 @@ struct Session {
   Program program;
   std::map<std::string, Function*> specialisations;  // identity + argument types -> checked function
   std::vector<std::string> active;                   // identities being checked: calling one is recursion
+  // A specialisation being checked, which may call itself (recursion): its function, the returns its checker
+  // has met so far (the recursive call's type comes from them, as Numba infers it) and that type once assumed.
+  struct InProgress {
+    Function* fn;
+    const std::vector<struct ReturnSite>* returns;
+    std::optional<Type> assumed;
+    SourceLoc call;
+  };
+  std::map<std::string, InProgress> in_progress;  // by specialisation key
   // Where check() began on the stack: each callee is checked inside its caller, and a chain of calls may
   // take at most kCallChainStack of it (call_device).
   const char* stack_base = nullptr;
@@ -115,6 +124,7 @@ class Checker {
   Type visit_subscript(Expr& e);
   Type array_element(Expr& e, const Type& array);
   Type array_view(Expr& e, const Type& array);
+  Type recursive_call(Expr& e, Session::InProgress& self);
   static Type element_type(const Type& array);  // a number, or a record of a record array
   Type record_field(Expr& e, const Type& record);
   Type record_item(Expr& e, const Type& record);

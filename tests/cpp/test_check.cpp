@@ -818,8 +818,13 @@ TEST(Check, ArraysAtTheSharedLimitAreTakenWithTheirShapeFolded) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DeviceFunctions, CheckError, ::testing::Values(
-    ErrorCase{"Recursion", "def k(a):\n    a[0] = loop(3)\n", kF32Array,
-              "recursive call to 'loop': recursion is not supported in kernels", 2, 12},
+    ErrorCase{"RecursionWithAConstant", "def k(a):\n    a[0] = loop(3)\n", kF32Array,
+              "recursive call to 'loop' with other argument types or constants: a recursive function calls itself "
+              "with the types it was called with (a constant argument, such as a literal, is bound at compile time: "
+              "pass a variable)", 2, 12},
+    ErrorCase{"RecursionBeforeAReturn", "def k(a, n):\n    a[0] = loop(n)\n", kArrayAndInt,
+              "recursive call to 'loop' before any return: its type is inferred from the returns before the first "
+              "recursive call (return the base case first)", 2, 12},
     ErrorCase{"MissingReturnPath", "def k(a):\n    a[0] = maybe(a[1])\n", kF32Array,
               "function 'maybe' returns float32 at line 3 but can reach its end without returning a value", 1, 1},
     ErrorCase{"BareAndValuedReturns", "def k(a):\n    a[0] = mixed(a[1])\n", kF32Array,

@@ -266,6 +266,18 @@ def records(points, one, out):
     out[i] = p[1] + len(points[::2])
 
 
+@jiasu.func
+def fibonacci(n):
+    if n < 2:
+        return n
+    return fibonacci(n - 1) + fibonacci(n - 2)
+
+
+def recursion(ns, out):
+    i = jiasu.grid(1)
+    out[i] = fibonacci(ns[i])
+
+
 # ------------------------------------------------------------------ device functions
 
 

@@ -511,7 +511,8 @@ CASES = {
     "device-missing-return": (bad_calls_missing_return, (F32,), dev_missing_return, 1, 1,
                               "can reach its end without returning a value"),
     "device-mutual-recursion": (bad_mutual_recursion, (F32,), dev_pong, 2, 12,
-                                "recursive call to 'dev_ping': recursion is not supported in kernels"),
+                                "recursive call to 'dev_ping' through another function: in kernels a function may "
+                                "call itself, not one of its callers"),
     "device-self-recursion": (bad_self_recursion, (F32,), dev_self_recursion, 2, 12,
                               "recursive call to 'dev_self_recursion'"),
     "device-argument-count": (bad_device_argument_count, (F32,), None, 1, 12, "dev_arity() takes 1 argument (2 given)"),

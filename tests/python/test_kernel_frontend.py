@@ -61,6 +61,7 @@ VALID = {
                  np.zeros(1, [("count", np.int64), ("w", np.float32, (2, 2))])[0], zeros(np.float64)),
                 "(array(record(x: float64, n: int32), 1d, C), record(count: int64, w: float32[2, 2]), "
                 "array(float64, 1d, C))"),
+    "recursion": ((zeros(np.int64), zeros(np.int64)), "(array(int64, 1d, C), array(int64, 1d, C))"),
     "views": ((zeros(np.float32, 8), zeros(np.float32, 2, 3), zeros(np.float32, 8)),
               "(array(float32, 1d, C), array(float32, 2d, C), array(float32, 1d, C))"),
     "device_calls": ((zeros(np.float32), zeros(np.float64), zeros(np.float32), zeros(np.float64)),

@@ -297,3 +297,39 @@ def test_device_functions_with_branches_loops_and_int_arguments(rng):
     assert_same(gcds, expected_gcd, "gcd(a, b)")
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     assert_rel(mixed, (a64 * b64 + 1) + (0.5 * a64 * 2.0 + 1), 1e-14, "helper on ints and floats")
+
+
+@jiasu.func
+def fibonacci(n):
+    if n < 2:
+        return n
+    return fibonacci(n - 1) + fibonacci(n - 2)
+
+
+@jiasu.func
+def power_sum(x, k):
+    # The base case's return types the recursion (float64), as Numba infers it.
+    if k == 0:
+        return 1.0
+    return x * power_sum(x, k - 1) + 1.0
+
+
+@jiasu.kernel
+def recursive_calls(ns, xs, fib, series):
+    i = jiasu.grid(1)
+    if i < ns.size:
+        fib[i] = fibonacci(ns[i])
+        series[i] = power_sum(xs[i], ns[i])
+
+
+def test_a_device_function_may_call_itself(rng):
+    ns = rng.integers(0, 16, size=40)
+    xs = rng.uniform(-1.5, 1.5, size=40)
+    fib, series = jiasu.asarray(np.full(40, -1)), jiasu.asarray(np.full(40, np.nan))
+    recursive_calls[1, 64](jiasu.asarray(ns), jiasu.asarray(xs), fib, series)
+    a, b, table = 0, 1, []
+    for _ in range(16):
+        table.append(a)
+        a, b = b, a + b
+    np.testing.assert_array_equal(fib.get(), np.array(table)[ns])
+    np.testing.assert_allclose(series.get(), [sum(x ** j for j in range(n + 1)) for x, n in zip(xs, ns)], rtol=1e-12)
