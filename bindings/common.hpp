@@ -45,6 +45,9 @@ constexpr int kAnyDevice = -2;  // a launch's device, decided from its arguments
 void bind_errors(nb::module_& m);
 // Sets the Python exception for a C++ one, as nanobind does for bound functions: for raw type slots.
 void set_python_error(const std::exception_ptr& error);
+// The handle under which the front end knows the exception class `type` (a kernel's raise); a launch that raises
+// it raises `type` (errors.cpp).
+int64_t exception_class_handle(nb::handle type);
 // A raw type slot's body (a vectorcall, mp_subscript, getter): the object it returns, or nullptr with the
 // Python exception set when it throws.
 template <typename Body>

@@ -13,6 +13,13 @@ nb::dict& error_types() {
   return *types;
 }
 
+// The exception classes kernels raise, each under the handle the front end saw (its index): kept alive for good,
+// as the classes are module-level ones.
+std::vector<PyObject*>& exception_classes() {
+  static auto* classes = new std::vector<PyObject*>();  // leaked on purpose, as error_types()
+  return *classes;
+}
+
 void raise(const char* kind, const char* message, nb::handle extra_name = {}, nb::handle extra = {},
            nb::handle extra_name2 = {}, nb::handle extra2 = {}) {
   nb::object type = error_types().contains(kind) ? nb::object(error_types()[kind])
@@ -55,6 +62,12 @@ void translate(const std::exception_ptr& error, void*) {
     PyErr_SetObject(type.ptr(), type(nb::str(e.what())).ptr());
   } catch (const OutOfRange& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const KernelRaised& e) {
+    const auto& classes = exception_classes();
+    nb::handle type = e.handle() >= 0 && e.handle() < static_cast<int64_t>(classes.size())
+                          ? nb::handle(classes[static_cast<size_t>(e.handle())])
+                          : nb::handle(PyExc_RuntimeError);
+    PyErr_SetObject(type.ptr(), type(nb::str(e.what())).ptr());
   } catch (const Interrupted& e) {
     // Python's own SIGINT handler decides what Ctrl-C raises (KeyboardInterrupt unless replaced); off the main
     // thread, or when it raised nothing, the interrupted call still fails.
@@ -65,6 +78,14 @@ void translate(const std::exception_ptr& error, void*) {
 }
 
 }  // namespace
+
+int64_t exception_class_handle(nb::handle type) {
+  auto& classes = exception_classes();
+  for (size_t i = 0; i < classes.size(); ++i)
+    if (classes[i] == type.ptr()) return static_cast<int64_t>(i);
+  classes.push_back(nb::borrow(type).release().ptr());
+  return static_cast<int64_t>(classes.size() - 1);
+}
 
 // Translating must not throw out of a raw slot (that would abort the interpreter): a failure to build the
 // Python exception (a stray pending error, memory) is raised instead.

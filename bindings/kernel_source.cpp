@@ -1,5 +1,6 @@
 // A Python function described to the C++ front end: its source text, file and line, and a resolver that
-// describes the module-level names it uses (numbers, tuples, modules, dtypes, other device functions).
+// describes the module-level names it uses (numbers, tuples, modules, dtypes, other device functions, exception
+// classes and strings, the messages of the exceptions a kernel raises).
 #include <nanobind/stl/string.h>
 
 #include "common.hpp"
@@ -66,6 +67,13 @@ fe::GlobalValue global_from(nb::handle description, PyObject* held) {
   } else if (kind == "builtin") {  // a kernel-language name (jiasu.grid) or an operator-module function
     g.kind = fe::GlobalValue::Builtin;
     g.name = nb::cast<std::string>(t[1]);
+  } else if (kind == "string") {  // only ever an exception's message
+    g.kind = fe::GlobalValue::String;
+    g.name = nb::cast<std::string>(t[1]);
+  } else if (kind == "exception") {  // ("exception", cls): a class a kernel can raise
+    g.kind = fe::GlobalValue::ExceptionClass;
+    g.name = nb::cast<std::string>(t[1].attr("__name__"));
+    g.int_value = exception_class_handle(t[1]);
   } else if (kind == "unsupported") {
     g.kind = fe::GlobalValue::Unsupported;
     g.name = nb::cast<std::string>(t[1]);

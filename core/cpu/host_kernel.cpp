@@ -163,6 +163,7 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
     error.message[sizeof error.message - 1] = '\0';
     std::string name = entry_name_;
     if (name.rfind("jiasu_kernel_", 0) == 0) name.erase(0, 13);
+    if (error.failed == host_raised) throw KernelRaised(error.exception, error.message);
     if (error.failed == host_index_error) throw OutOfRange("kernel '" + name + "' (CPU, debug): " + error.message);
     if (error.failed == host_interrupted) throw Interrupted("kernel " + name + " (CPU): " + error.message);
     if (error.failed == host_fault)  // as the driver reports an illegal address on the device

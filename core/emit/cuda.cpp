@@ -180,7 +180,19 @@ void FunctionEmitter::stmt(const Stmt& s) {
       if (fn_.is_kernel && !thread_exit_.empty()) return line(thread_exit_);  // ends this thread's region
       return line(s.value ? "return " + expr_as(*s.value, fn_.return_type) + ";" : "return;");
     case StmtKind::Pass: return;
+    case StmtKind::Raise: return raise(s);
   }
+}
+
+// The target's runtime reports the exception (the CPU backend stops the launch with it) or ends the thread
+// (CUDA); where it comes back, the thread ends here as a `return` would end it.
+void FunctionEmitter::raise(const Stmt& s) {
+  const std::string context = target_.context_arg.empty() ? "" : target_.context_arg + ", ";
+  line("jiasu::raise_exception(" + context + "jiasu::RaiseSite{" + std::to_string(s.exception_handle) + ", " +
+       quoted(s.exception) + ", " + quoted(s.message) + ", " + quoted(fn_.name) + ", " + quoted(source_.file) + ", " +
+       std::to_string(s.loc.line) + ", " + std::to_string(s.loc.column) + "});");
+  if (fn_.is_kernel) return line(thread_exit_.empty() ? "return;" : thread_exit_);
+  line(fn_.return_type.kind == TypeKind::Void ? "return;" : "return {};");
 }
 
 // if / elif / else: an else holding only an if continues the chain as `else if`.

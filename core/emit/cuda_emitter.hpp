@@ -29,6 +29,9 @@ inline std::string function_name(const fe::Function& fn) {
   return fn.mangled_name.empty() ? user_name(fn.name) : fn.mangled_name;
 }
 
+// A C++ string literal of `text` (any bytes).
+std::string quoted(const std::string& text);
+
 // What a translation unit defines before its functions: the structs that hold tuple values (only tuple
 // variables need them), one per distinct item types, and the bytes of the constant arrays its functions read.
 class TupleStructs {
@@ -133,6 +136,7 @@ class FunctionEmitter {
   std::string compare(const fe::Expr& e);
   std::string bool_op(const fe::Expr& e);
   std::string subscript(const fe::Expr& e);
+  std::string tuple_item_at(const fe::Expr& e);
   std::string attribute(const fe::Expr& e);
   std::string record_field(const fe::Expr& e);  // r.x: the field as an lvalue, or a subarray field's array
   void copy_into(const fe::Expr& target, const Value& v);  // a record, or a subarray field, copied
@@ -157,6 +161,7 @@ class FunctionEmitter {
   void block(const std::vector<fe::StmtPtr>& body);
   void stmt(const fe::Stmt& s);
   void if_chain(const fe::Stmt& s);
+  void raise(const fe::Stmt& s);
   void for_range(const fe::Stmt& s);
   void assign(const fe::Stmt& s);
   void aug_assign(const fe::Stmt& s);

@@ -444,13 +444,13 @@ std::string FunctionEmitter::bool_op(const Expr& e) {
   return "([&]() -> " + t + " { " + body + " }())";
 }
 
-// A C++ string literal of `text`.
-static std::string quoted(const std::string& text) {
+std::string quoted(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {  // three octal digits: no digit after it can join
+      const unsigned code = static_cast<unsigned char>(c);
+      out += {'\\', char('0' + (code >> 6)), char('0' + ((code >> 3) & 7)), char('0' + (code & 7))};
       continue;
     }
     out += c;
@@ -500,8 +500,22 @@ std::string FunctionEmitter::subscript(const Expr& e) {
   if (base.type.kind == TypeKind::Array && e.type.kind == TypeKind::Record)  // a record: its address
     return "(&" + element_ref(base, indices_of(e), e) + ")";
   if (base.type.kind == TypeKind::Array) return element_ref(base, indices_of(e), e);
-  Value v = item(base, static_cast<size_t>(e.args[1]->int_value));  // check() made the index a constant
+  if (e.args[1]->kind != ExprKind::Int) return tuple_item_at(e);
+  Value v = item(base, static_cast<size_t>(e.args[1]->int_value));  // check() made a constant index an Int
   return v.expr ? expr(*v.expr) : v.code;
+}
+
+// t[i] at a run-time index, of a tuple whose items check() found to be numbers of one type.
+std::string FunctionEmitter::tuple_item_at(const Expr& e) {
+  const Expr& base = *e.args[0];
+  std::vector<std::string> items;
+  for (size_t k = 0; k < base.type.items.size(); ++k) items.push_back(value_as(item(base, k), e.type));
+  const std::string types = "<" + c_type(e.type) + ", " + std::to_string(items.size()) + ">(";
+  const std::string args = "{" + join(items) + "}, " + expr_as(*e.args[1], scalar(DType::Int64)) + ")";
+  if (!check_indices_) return "jiasu::tuple_item" + types + args;
+  const fe::SourceLoc at = fe::start_of(e);
+  return "jiasu::tuple_item_checked" + types + target_.context_arg + ", jiasu::IndexSite{\"tuple\", " +
+         quoted(source_.file) + ", " + std::to_string(at.line) + ", " + std::to_string(at.column) + "}, " + args;
 }
 
 std::string FunctionEmitter::attribute(const Expr& e) {

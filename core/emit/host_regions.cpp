@@ -136,7 +136,8 @@ void local_names(const Stmt& s, std::set<std::string>& names) {
 
 bool has_return(const std::vector<fe::StmtPtr>& body) {
   for (const fe::StmtPtr& s : body)
-    if (s->kind == StmtKind::Return || has_return(s->body) || has_return(s->orelse)) return true;
+    if (s->kind == StmtKind::Return || s->kind == StmtKind::Raise || has_return(s->body) || has_return(s->orelse))
+      return true;
   return false;
 }
 

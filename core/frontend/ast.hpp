@@ -178,6 +178,7 @@ enum class StmtKind : uint8_t {
   Continue,
   Return,     // return value (value may be null)
   Pass,
+  Raise,      // raise value   (an exception class, or a call of one with its message)
 };
 
 struct Stmt {
@@ -188,6 +189,9 @@ struct Stmt {
   ExprPtr test;
   Op op = Op::None;  // AugAssign
   std::vector<std::unique_ptr<Stmt>> body, orelse;
+  // Raise, filled by check(): the exception class's name and the handle its resolver gave it, and the message.
+  std::string exception, message;
+  int64_t exception_handle = -1;
   Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
 };
 using StmtPtr = std::unique_ptr<Stmt>;

@@ -82,7 +82,7 @@ bool breaks_out(const std::vector<StmtPtr>& body) {
 // Whether control cannot fall off the end of `body` (so a valued function always returns a value).
 bool always_returns(const std::vector<StmtPtr>& body) {
   for (const StmtPtr& s : body) {
-    if (s->kind == StmtKind::Return) return true;
+    if (s->kind == StmtKind::Return || s->kind == StmtKind::Raise) return true;
     if (s->kind == StmtKind::If && !s->orelse.empty() && always_returns(s->body) && always_returns(s->orelse))
       return true;
     if (s->kind == StmtKind::While && is_true_literal(*s->test) && !breaks_out(s->body)) return true;
@@ -188,6 +188,7 @@ void Checker::check_stmt(Stmt& s) {
     case StmtKind::Continue:  // parse() already rejects them outside a loop
     case StmtKind::Return: return check_return(s);
     case StmtKind::Pass: return;
+    case StmtKind::Raise: return check_raise(s);
   }
 }
 

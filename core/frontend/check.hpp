@@ -41,12 +41,13 @@ struct FunctionSource;
 // What a global name of the kernel's module is, as the Python layer reports it.
 struct GlobalValue {
   enum Kind : uint8_t { Missing, Int, Float, Bool, Tuple, Module, DTypeValue, Function, Builtin, ConstantArray,
-                        Unsupported } kind = Missing;
-  int64_t int_value = 0;
+                        String, ExceptionClass, Unsupported } kind = Missing;
+  int64_t int_value = 0;                     // Int, Bool; ExceptionClass: the handle the launch raises it by
   double float_value = 0;
   std::vector<GlobalValue> items;            // Tuple
   std::string name;                          // Module: "math", "numpy", "jiasu"; Builtin: its path (a builtin passed
-                                             // to a device function); Unsupported: its Python type
+                                             // to a device function); String: its text (only an exception's
+                                             // message); ExceptionClass: the class's name; Unsupported: its Python type
   DType dtype = DType::Float64;              // DTypeValue; ConstantArray: its elements
   std::vector<int64_t> shape;                // ConstantArray
   std::string data;                          // ConstantArray: its bytes in C order

@@ -147,6 +147,9 @@ class AssignmentCheck {
         if (s.value) read(*s.value, flow);
         flow = Flow::unreachable();
         return;
+      case StmtKind::Raise:  // reads only constants: the exception class and its message
+        flow = Flow::unreachable();
+        return;
       case StmtKind::Pass: return;
     }
   }

@@ -161,6 +161,10 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
       e.builtin = index;
       return function_type(e.name);
     }
+    case GlobalValue::String:
+      fail(e.loc, "global '" + e.name + "' is a str: kernels take a string only as the message of an exception they raise");
+    case GlobalValue::ExceptionClass:
+      fail(e.loc, "'" + e.name + "' is an exception class: kernels can only raise it");
     case GlobalValue::Unsupported:
       break;
   }
@@ -379,7 +383,15 @@ Type Checker::tuple_item(Expr& e, const Type& tuple) {
   Expr& index = *e.args[1];
   visit(index);
   auto k = constant_int(index);
-  if (!k) fail(start_of(index), "a tuple index must be a constant integer");
+  if (!k) {  // known at run time: the items must be numbers of one type, which t[i] has (Numba's UniTuple)
+    if (!index.type.is_integer()) fail(start_of(index), "tuple indices must be integers, not " + to_string(index.type));
+    const bool uniform = !tuple.items.empty() && is_number(tuple.items[0]) &&
+                         std::all_of(tuple.items.begin(), tuple.items.end(), [&](const Type& t) { return t == tuple.items[0]; });
+    if (!uniform)
+      fail(start_of(index), "a tuple index must be a constant integer unless the tuple's items are numbers of one type, "
+                            "and " + describe(*e.args[0]) + " is a " + to_string(tuple));
+    return tuple.items[0];
+  }
   int64_t n = static_cast<int64_t>(tuple.items.size());
   int64_t i = *k < 0 ? *k + n : *k;
   if (i < 0 || i >= n)

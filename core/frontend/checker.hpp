@@ -6,6 +6,7 @@
 //   check_call.cpp      calls: casts, builtins and device functions
 //   check_ufuncs.cpp    NumPy's ufuncs: operators by other names, and np.f(x, out) filling an array
 //   check_hints.cpp     code that messages suggest, spelled so that this function's module compiles it
+//   check_raise.cpp     `raise` of exception classes with constant messages
 #pragma once
 
 #include <map>
@@ -107,6 +108,7 @@ class Checker {
   void check_aug_assign(Stmt& s);
   void check_for(Stmt& s);
   void check_return(Stmt& s);
+  void check_raise(Stmt& s);  // check_raise.cpp
   void assign_target(Expr& target, const Type& value, const Expr* value_expr);
   void bind_name(Expr& target, const Type& value, const Expr* value_expr);
   Type store_target(Expr& target);

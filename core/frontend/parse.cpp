@@ -110,6 +110,7 @@ class Parser {
   const SourceText& source_;
   std::vector<Token> tokens_;
   size_t index_ = 0;
+  bool in_raise_ = false;  // strings are values only in a raise statement (an exception's message)
   int loop_depth_ = 0;  // for 'break'/'continue' outside a loop, which Python rejects at compile time
   int expression_depth_ = 0;  // the descent's recursion into subexpressions
   int block_depth_ = 0;       // blocks entered, each elif counting as one
@@ -327,8 +328,18 @@ class Parser {
   StmtPtr parse_simple_statement() {
     const Token& token = peek();
     SourceLoc loc = token.loc;
-    for (const char* keyword : {"raise", "import", "from", "global", "nonlocal", "del", "assert", "yield", "await"})
+    for (const char* keyword : {"import", "from", "global", "nonlocal", "del", "assert", "yield", "await"})
       if (at_keyword(keyword)) fail(token, unsupported(keyword));
+    if (at_keyword("raise")) {
+      next();
+      if (at_statement_end()) fail(token, "a bare 'raise' (re-raising) is not supported in jiasu kernels");
+      auto stmt = std::make_unique<Stmt>(StmtKind::Raise, loc);
+      in_raise_ = true;
+      stmt->value = parse_expression();
+      in_raise_ = false;
+      if (at_keyword("from")) fail(peek(), unsupported("raise ... from"));
+      return stmt;
+    }
     if (at_keyword("pass") || at_keyword("break") || at_keyword("continue")) {
       next();
       if (token.text == "break" && loop_depth_ == 0) fail(token, "'break' outside loop");
@@ -732,10 +743,14 @@ class Parser {
         literal->float_value = float_value(text);
         return literal;
       }
-      case TokenKind::String:
+      case TokenKind::String: {
         if (token.text.find_first_of("fF") < token.text.find_first_of("'\""))
           fail(token, "f-strings are not supported in jiasu kernels");
-        fail(token, "strings are not supported in jiasu kernels");
+        if (!in_raise_) fail(token, "strings are not supported in jiasu kernels");
+        auto literal = make_expr(ExprKind::String, token.loc);  // a message: check() says where it may be
+        while (peek().kind == TokenKind::String) literal->name += string_value(next().text);
+        return literal;
+      }
       case TokenKind::Name:
         return parse_name_atom();
       case TokenKind::Op:

@@ -12,7 +12,7 @@ enum class TokenKind {
   Name,       // identifiers and keywords (the parser tells them apart)
   Int,        // 12, 0x1F, 0o17, 0b101, 1_000
   Float,      // 1.5, .5, 1e-3, 1_0.0, 2., and imaginary literals: 2j, 1.5J
-  String,     // 'x', "x" (docstrings; strings are rejected elsewhere)
+  String,     // 'x', "x" (docstrings and the messages of raised exceptions; rejected elsewhere)
   Op,         // operators and delimiters: + - * / // % ** << >> & | ^ ~ < > <= >= == != ( ) [ ] , : . = += ... ->
   Newline,    // end of a logical line
   Indent,
@@ -31,5 +31,9 @@ struct Token {
 // (hex, octal, binary, underscores, exponents) are single tokens. Throws CompileError on a lexical
 // error (bad character, inconsistent dedent, unterminated string).
 std::vector<Token> tokenize(const SourceText& source);
+
+// The text a string literal token stands for: its prefix and quotes removed and, unless it is raw, Python's
+// common escapes (\\ \' \" \n \t \r \0, a backslash-newline) replaced; other escapes are kept as written.
+std::string string_value(const std::string& token_text);
 
 }  // namespace jiasu::fe

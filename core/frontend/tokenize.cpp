@@ -392,4 +392,30 @@ class Tokenizer {
 
 std::vector<Token> tokenize(const SourceText& source) { return Tokenizer(source).run(); }
 
+std::string string_value(const std::string& token_text) {
+  const size_t quote = token_text.find_first_of("'\"");
+  const bool raw = token_text.find_first_of("rR") < quote;
+  const size_t width = token_text.compare(quote, 3, std::string(3, token_text[quote])) == 0 ? 3 : 1;
+  const std::string body = token_text.substr(quote + width, token_text.size() - quote - 2 * width);
+  if (raw) return body;
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] != '\\' || i + 1 == body.size()) {
+      out += body[i];
+      continue;
+    }
+    const char c = body[++i];
+    switch (c) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case '0': out += '\0'; break;
+      case '\\': case '\'': case '"': out += c; break;
+      case '\n': break;  // a continuation
+      default: out += '\\'; out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace jiasu::fe

@@ -90,6 +90,15 @@ class AxisError : public Error {
  public:
   using Error::Error;
 };
+// A kernel raised an exception (maps to the Python class registered under `handle`, given the message).
+class KernelRaised : public Error {
+ public:
+  KernelRaised(int64_t handle, const std::string& message) : Error(message), handle_(handle) {}
+  int64_t handle() const { return handle_; }
+
+ private:
+  int64_t handle_;
+};
 // Ctrl-C stopped a wait or a CPU kernel (maps to KeyboardInterrupt, or what Python's SIGINT handler raises).
 class Interrupted : public Error {
  public:

@@ -3,6 +3,7 @@
 The C++ core parses and type-checks the source itself; Python only supplies the text, where it came from,
 and what the function's global names refer to (through ``resolve``).
 """
+import builtins
 import sys
 import types
 
@@ -47,6 +48,8 @@ class _Description:
                 return ("missing",)
         if name in self.fn.__globals__:
             return _describe(self.fn.__globals__[name])
+        if isinstance(getattr(builtins, name, None), type) and issubclass(getattr(builtins, name), BaseException):
+            return ("exception", getattr(builtins, name))  # raise ValueError(...)
         return ("missing",)  # builtins such as range, len, min are the front end's own
 
 
@@ -96,6 +99,10 @@ def _describe(value):
         return ("float", float(value))
     if isinstance(value, tuple) and all(isinstance(v, _NUMBER_TYPES) or isinstance(v, tuple) for v in value):
         return ("tuple", [_describe(v) for v in value])
+    if isinstance(value, str):  # an exception's message
+        return ("string", value)
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return ("exception", value)
     if isinstance(value, types.ModuleType):
         if value.__name__ == "jiasu.cuda":  # Numba's spelling: cuda.grid(1) is jiasu.grid(1)
             return ("module", "jiasu")

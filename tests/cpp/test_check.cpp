@@ -738,8 +738,11 @@ INSTANTIATE_TEST_SUITE_P(Operators, CheckError, ::testing::Values(
     ErrorCase{"SliceOfFloats", "def k(a, i):\n    b = a[1.5:]\n", {A(F32, 1), S(I64)},
               "slice indices must be integers, not float64", 2, 11},
     ErrorCase{"FloatIndex", "def k(a):\n    a[0] = a[1.5]\n", kF32Array, "array indices must be integers, not float64", 2, 14},
-    ErrorCase{"TupleIndexNotConstant", "def k(a, i):\n    a[0] = a.shape[i]\n", kArrayAndInt,
-              "a tuple index must be a constant integer", 2, 20},
+    ErrorCase{"TupleIndexNotConstant", "def k(a, i):\n    t = (1, 2.5)\n    a[0] = t[i]\n", kArrayAndInt,
+              "a tuple index must be a constant integer unless the tuple's items are numbers of one type, and t is a "
+              "tuple(int64, float64)", 3, 14},
+    ErrorCase{"TupleIndexFloat", "def k(a, i):\n    a[0] = a.shape[1.5]\n", kArrayAndInt,
+              "tuple indices must be integers, not float64", 2, 20},
     ErrorCase{"TupleIndexRange", "def k(a):\n    a[0] = a.shape[1]\n", kF32Array,
               "tuple index 1 is out of range for tuple(int64)", 2, 20}));
 

@@ -305,6 +305,27 @@ def store(arr, i, v):
     arr[i] = v
 
 
+class SampleError(Exception):
+    pass
+
+
+@jiasu.func
+def checked_root(x):
+    if x < 0:
+        raise ValueError("negative")
+    return math.sqrt(x)
+
+
+def raises_and_tuples(a, out, k):
+    i = jiasu.grid(1)
+    if i >= out.size:
+        raise SampleError
+    total = a.shape[-k] + checked_root(a[i])
+    for j, size in enumerate(SIZES):
+        total += j * size
+    out[i] = total
+
+
 def device_calls(a, b, out32, out64):
     i = jiasu.grid(1)
     out32[i] = sum_of_squares(a[i], a[i])

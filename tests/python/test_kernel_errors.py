@@ -90,7 +90,7 @@ def bad_try(a):
 
 def bad_raise(a):
     if a[0] > 0:
-        raise ValueError("no")
+        raise ValueError(a[0])
 
 
 def bad_import(a):
@@ -439,7 +439,7 @@ CASES = {
     "lambda": (bad_lambda, (F32,), None, 1, 9, "'lambda' is not supported in jiasu kernels"),
     "with": (bad_with, (F32,), None, 1, 5, "'with' is not supported"),
     "try": (bad_try, (F32,), None, 1, 5, "'try' is not supported"),
-    "raise": (bad_raise, (F32,), None, 2, 9, "'raise' is not supported"),
+    "raise": (bad_raise, (F32,), None, 2, 26, "the message of an exception raised in a kernel must be a string constant"),
     "import": (bad_import, (F32,), None, 1, 5, "'import' is not supported"),
     "from-import": (bad_from_import, (F32,), None, 1, 5, "'from' is not supported"),
     "global": (bad_global, (F32,), None, 1, 5, "'global' is not supported"),

@@ -71,6 +71,7 @@ VALID = {
     "scale_by": ((zeros(np.float32), zeros(np.float32), 2), "(array(float32, 1d, C), array(float32, 1d, C), int)"),
     "times_two": ((zeros(np.float32), zeros(np.float32)), "(array(float32, 1d, C), array(float32, 1d, C))"),
     "int8_plus_one": ((zeros(np.int8), zeros(np.int8)), "(array(int8, 1d, C), array(int8, 1d, C))"),
+    "raises_and_tuples": ((zeros(np.float64), zeros(np.float64), 1), "(array(float64, 1d, C), array(float64, 1d, C), int)"),
 }
 
 

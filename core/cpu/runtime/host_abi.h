@@ -31,8 +31,10 @@ namespace jiasu {
 struct HostError {
   int failed;  // 0, or one of the HostFailure values
   char message[512];
+  long long exception;  // host_raised: the handle of the exception class the kernel raised (RaiseSite::exception)
 };
-enum HostFailure : int { host_launch_failed = 1, host_index_error = 2, host_interrupted = 3, host_fault = 4 };
+enum HostFailure : int { host_launch_failed = 1, host_index_error = 2, host_interrupted = 3, host_fault = 4,
+                         host_raised = 5 };
 struct HostTrap {
   sigjmp_buf jump;
   int signal;     // 0 for an interrupt

@@ -113,24 +113,26 @@ inline void poll_stop() {
 // next barrier, warp operation or end (the block's other fibers never run again), thread loops finish
 // the block (a debug-mode check hands out a scratch element, so that is harmless); no later block of this
 // OS thread runs, and other OS threads skip the blocks they have not started.
-// kind: what HostError::failed becomes (a HostFailure).
-inline void vfail(HostBlock& block, const char* format, va_list args, int kind = host_launch_failed) {
+// kind: what HostError::failed becomes (a HostFailure). True when this failure is the one the launch reports.
+inline bool vfail(HostBlock& block, const char* format, va_list args, int kind = host_launch_failed) {
   block.failed = true;
   HostError fallback{};
   HostError* error = block.error ? block.error : &fallback;
-  if (__atomic_exchange_n(&error->failed, kind, __ATOMIC_ACQ_REL) != 0) return;  // another failure came first
+  if (__atomic_exchange_n(&error->failed, kind, __ATOMIC_ACQ_REL) != 0) return false;  // another failure came first
   vsnprintf(error->message, sizeof error->message, format, args);
   if (!block.error) {
     fprintf(stderr, "jiasu (CPU backend): %s\n", error->message);
     abort();
   }
+  return true;
 }
-inline void fail_as(HostBlock& block, int kind, const char* format, ...) __attribute__((format(printf, 3, 4)));
-inline void fail_as(HostBlock& block, int kind, const char* format, ...) {
+inline bool fail_as(HostBlock& block, int kind, const char* format, ...) __attribute__((format(printf, 3, 4)));
+inline bool fail_as(HostBlock& block, int kind, const char* format, ...) {
   va_list args;
   va_start(args, format);
-  vfail(block, format, args, kind);
+  const bool reported = vfail(block, format, args, kind);
   va_end(args);
+  return reported;
 }
 inline void fail(HostBlock& block, const char* format, ...) __attribute__((format(printf, 2, 3)));
 inline void fail(HostBlock& block, const char* format, ...) {
@@ -366,10 +368,40 @@ inline void report_failure(const char* format, ...) {
   va_end(args);
 }
 
+struct IndexSite { const char* array; const char* file; int line, column; };  // an indexing in the Python source (debug mode)
+
+// A kernel's raise: the launch fails with the exception (host_raised), its message saying where, as Numba's debug
+// mode does: "In function 'f', file F, line L, column C, tid=[x, y, z] ctaid=[x, y, z]: message". The range
+// stops at once, through its trap (the guarded() frame reports nothing more); a caller that lends no trap gets
+// back here, and the emitted code ends the thread.
+inline void raise_exception(const HostThread& thread, const RaiseSite& site) {
+  detail::HostBlock& block = *detail::current_block;
+  if (detail::fail_as(block, host_raised, "In function '%s', file %s, line %d, column %d, tid=[%lld, %lld, %lld] "
+                      "ctaid=[%lld, %lld, %lld]%s%s", site.function, site.file, site.line, site.column,
+                      thread.threadIdx.x, thread.threadIdx.y, thread.threadIdx.z, thread.blockIdx.x,
+                      thread.blockIdx.y, thread.blockIdx.z, *site.message ? ": " : "", site.message))
+    block.error->exception = site.exception;
+  if (HostTrap* trap = block.trap) {
+    trap->signal = -1;
+    siglongjmp(trap->jump, 1);
+  }
+}
+
+// t[i] of a tuple at a run-time index (tuple_item), in debug mode: an index out of range is reported as
+// Python's IndexError, and the first item read.
+template <typename T, int N>
+inline T tuple_item_checked(const HostThread& thread, const IndexSite& site, const T (&items)[N], long long index) {
+  if (index < -N || index >= N)
+    report_index_error("tuple index out of range: index %lld of a tuple of %d items at %s:%d:%d (thread (%lld, %lld, "
+                       "%lld) of block (%lld, %lld, %lld))", index, N, site.file, site.line, site.column,
+                       thread.threadIdx.x, thread.threadIdx.y, thread.threadIdx.z, thread.blockIdx.x,
+                       thread.blockIdx.y, thread.blockIdx.z);
+  return tuple_item(items, index);
+}
+
 // Debug mode: every array element goes through at_checked, which reports the first index out of bounds
 // (HostError::failed == 2) and then hands out a scratch element, so the kernel ends without touching
 // memory outside its arrays.
-struct IndexSite { const char* array; const char* file; int line, column; };
 
 template <typename A, typename... I>
 inline auto& at_checked(const HostThread& thread, const IndexSite& site, const A& a, I... indices) {
@@ -547,6 +579,7 @@ class HostBlocks {
     }
     launch_.arm(nullptr);
     state_.trap = nullptr;
+    if (trap.signal < 0) return;  // the kernel raised (raise_exception): reported already
     const HostDim3& b = state_.block_index;
     if (trap.signal == 0) {
       detail::fail_as(state_, host_interrupted, "interrupted (Ctrl-C) in block (%lld, %lld, %lld)", b.x, b.y, b.z);

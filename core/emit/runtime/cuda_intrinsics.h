@@ -159,6 +159,11 @@ JIASU_FN unsigned brev(T x) { return __brev(static_cast<unsigned>(unsigned_bits(
 JIASU_FN unsigned long long brev(long long x) { return __brevll(unsigned_bits(x)); }
 JIASU_FN unsigned long long brev(unsigned long long x) { return __brevll(x); }
 
+// ---- raise
+// A kernel's raise ends the thread, as Numba's CUDA target does outside its debug mode: nothing is reported (the
+// CPU backend reports it; docs/kernel-language.md).
+JIASU_FN void raise_exception(const RaiseSite&) { asm volatile("exit;"); }
+
 }  // namespace jiasu
 
 #undef JIASU_ATOMIC_NATIVE

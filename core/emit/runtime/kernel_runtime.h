@@ -38,6 +38,14 @@
 
 namespace jiasu {
 
+// A `raise` in the Python source: the handle of its exception class (the launch raises the class the resolver
+// registered under it), the class's name, the message, and where it is. Each target defines raise_exception().
+struct RaiseSite {
+  long long exception;
+  const char *name, *message, *function, *file;
+  int line, column;
+};
+
 // ---- Scalar traits (NVRTC has no <type_traits>)
 template <typename A, typename B> struct same_type { static constexpr bool value = false; };
 template <typename A> struct same_type<A, A> { static constexpr bool value = true; };
@@ -449,6 +457,15 @@ JIASU_FN To bit_cast(From v) {
 // ---- Special float values (literals cannot spell them)
 template <typename T> JIASU_FN T inf() { return cast<T>(bit_cast<double>(0x7ff0000000000000ULL)); }
 template <typename T> JIASU_FN T nan() { return cast<T>(bit_cast<double>(0x7ff8000000000000ULL)); }
+
+// ---- Tuples
+// t[i] of a tuple whose items are all of type T, at an index known only at run time (negative counts from the end,
+// as in Python). An index out of range reads the first item, so nothing outside the tuple is read; the CPU
+// backend's debug mode reports it (tuple_item_checked).
+template <typename T, int N> JIASU_FN T tuple_item(const T (&items)[N], long long index) {
+  if (index < 0) index += N;
+  return index >= 0 && index < N ? items[index] : items[0];
+}
 
 }  // namespace jiasu
 
