@@ -180,6 +180,7 @@ void FunctionEmitter::stmt(const Stmt& s) {
       if (fn_.is_kernel && !thread_exit_.empty()) return line(thread_exit_);  // ends this thread's region
       return line(s.value ? "return " + expr_as(*s.value, fn_.return_type) + ";" : "return;");
     case StmtKind::Pass: return;
+    case StmtKind::Def: return;  // a nested function is emitted as a function of its own
   }
 }
 

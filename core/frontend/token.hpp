@@ -32,4 +32,8 @@ struct Token {
 // error (bad character, inconsistent dedent, unterminated string).
 std::vector<Token> tokenize(const SourceText& source);
 
+// Python's value for a Float token's text (underscores allowed): the nearest double, inf past the largest,
+// 0.0 below the smallest.
+double float_literal_value(const std::string& text);
+
 }  // namespace jiasu::fe
