@@ -181,6 +181,7 @@ void FunctionEmitter::stmt(const Stmt& s) {
       return line(s.value ? "return " + expr_as(*s.value, fn_.return_type) + ";" : "return;");
     case StmtKind::Pass: return;
     case StmtKind::Raise: return raise(s);
+    case StmtKind::Def: return;  // a nested function is emitted as a function of its own
   }
 }
 

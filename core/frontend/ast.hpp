@@ -147,6 +147,7 @@ struct Expr {
   std::vector<std::pair<std::string, std::unique_ptr<Expr>>> keywords;  // Call keywords
   int depth = 1;            // parse(): levels of this subtree (1 for a leaf), at most kMaxExpressionDepth
   int nesting = 1;          // parse(): the same without binary operators' left operands (kMaxExpressionNesting)
+  bool unpacked = false;    // a call argument written `*value`: check() puts the tuple's items in its place
 
   // Filled by check():
   Type type;
@@ -179,6 +180,7 @@ enum class StmtKind : uint8_t {
   Return,     // return value (value may be null)
   Pass,
   Raise,      // raise value   (an exception class, or a call of one with its message)
+  Def,        // def function.name(...): a nested function, emitted as a device function of its own
 };
 
 struct Stmt {
@@ -192,6 +194,7 @@ struct Stmt {
   // Raise, filled by check(): the exception class's name and the handle its resolver gave it, and the message.
   std::string exception, message;
   int64_t exception_handle = -1;
+  std::unique_ptr<Function> function;  // Def
   Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
 };
 using StmtPtr = std::unique_ptr<Stmt>;
@@ -207,6 +210,7 @@ struct Param {
   // A dtype, function or constant integer (tuple) passed to a device function, as Numba allows: bound when the
   // call is compiled, so it is neither a parameter nor an argument of the emitted function.
   bool compile_time = false;
+  bool variadic = false;  // *args, the last parameter: a call's extra positional arguments, as one tuple
 };
 
 struct Local {
@@ -242,9 +246,9 @@ struct Function {
   int64_t shared_array_bytes = 0, local_array_bytes = 0;
 };
 
-// parse(): the single `def` in `source` (decorators allowed, nothing else at top level). Unsupported
-// Python syntax (class, lambda, with, try, import, global, comprehension, slicing in a subscript,
-// *args, default values, strings as values, ...) is parsed far enough to fail with a CompileError
+// parse(): the single `def` in `source` (decorators allowed, nothing else at top level), and the defs
+// nested in it. Unsupported Python syntax (class, lambda, with, try, import, global, comprehension,
+// keyword-only parameters, default values, strings as values, ...) is parsed far enough to fail with a CompileError
 // that names the construct at its location.
 std::unique_ptr<Function> parse(const SourceText& source);
 

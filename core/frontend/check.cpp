@@ -101,6 +101,7 @@ void collect_assigned(const std::vector<StmtPtr>& body, std::set<std::string>& n
   for (const StmtPtr& s : body) {
     if (s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign || s->kind == StmtKind::For)
       for (const ExprPtr& target : s->targets) collect_target_names(*target, names);
+    if (s->kind == StmtKind::Def) names.insert(s->function->name);
     collect_assigned(s->body, names);
     collect_assigned(s->orelse, names);
   }
@@ -189,6 +190,7 @@ void Checker::check_stmt(Stmt& s) {
     case StmtKind::Return: return check_return(s);
     case StmtKind::Pass: return;
     case StmtKind::Raise: return check_raise(s);
+    case StmtKind::Def: return check_def(s);
   }
 }
 
@@ -265,6 +267,7 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
       fail(target.loc, "cannot assign " + (value.kind == TypeKind::Void ? std::string("a call that returns nothing") : to_string(value)) +
                            " to '" + target.name + "': variables hold numbers, tuples of numbers and shared/local arrays");
     Type type = committed(value);
+    if (value_expr) first_values_[target.name] = captured_value(*value_expr);
     variables_[target.name] = Variable{type, target.loc, -1, new_array ? shape->second : std::vector<int64_t>{}};
     fn_.locals.push_back(Local{target.name, type, target.loc});
     target.type = type;
@@ -444,6 +447,9 @@ namespace {
 // value no kernel takes is the caller's error (BadArgument, TypeError in Python), and the message says
 // where the kernel is defined. (A device function's count is checked at its call, in the kernel.)
 void check_arguments(const Function& kernel, const SourceText& source, const std::vector<Type>& signature) {
+  if (!kernel.params.empty() && kernel.params.back().variadic)
+    throw CompileError(source, kernel.params.back().loc,
+                       "'*" + kernel.params.back().name + "' is for device functions: a kernel takes one argument per parameter");
   auto at = [&](SourceLoc loc) {
     return source.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
   };

@@ -41,17 +41,19 @@ struct FunctionSource;
 // What a global name of the kernel's module is, as the Python layer reports it.
 struct GlobalValue {
   enum Kind : uint8_t { Missing, Int, Float, Bool, Tuple, Module, DTypeValue, Function, Builtin, ConstantArray,
-                        String, ExceptionClass, Unsupported } kind = Missing;
+                        String, ExceptionClass, Unsupported, Uncaptured } kind = Missing;  // Uncaptured: an
+                                             // enclosing function's variable that a nested function cannot read
   int64_t int_value = 0;                     // Int, Bool; ExceptionClass: the handle the launch raises it by
   double float_value = 0;
   std::vector<GlobalValue> items;            // Tuple
   std::string name;                          // Module: "math", "numpy", "jiasu"; Builtin: its path (a builtin passed
                                              // to a device function); String: its text (only an exception's
-                                             // message); ExceptionClass: the class's name; Unsupported: its Python type
+                                             // message); ExceptionClass: the class's name; Unsupported: its Python
+                                             // type; Uncaptured: the message
   DType dtype = DType::Float64;              // DTypeValue; ConstantArray: its elements
   std::vector<int64_t> shape;                // ConstantArray
   std::string data;                          // ConstantArray: its bytes in C order
-  std::shared_ptr<const FunctionSource> function;  // Function: a @jiasu.func
+  std::shared_ptr<const FunctionSource> function;  // Function: a @jiasu.func or a nested def
 };
 using Resolver = std::function<GlobalValue(const std::string& name)>;
 
@@ -60,7 +62,11 @@ struct FunctionSource {
   SourceText source;
   Resolver resolve;
   std::string identity;  // unique per Python function object (for memoising specialisations)
+  SourceLoc nested_def;  // a def nested in the function of `source`: where it is (line 0: that function itself)
 };
+
+// The function a FunctionSource describes, parsed afresh (check() types each specialisation in its own tree).
+std::unique_ptr<Function> parse_function(const FunctionSource& source);
 
 // A kernel specialised for one signature, with every device function it calls.
 struct Program {

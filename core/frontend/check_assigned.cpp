@@ -151,6 +151,7 @@ class AssignmentCheck {
         flow = Flow::unreachable();
         return;
       case StmtKind::Pass: return;
+      case StmtKind::Def: return define(s, flow);
     }
   }
 
@@ -206,6 +207,13 @@ class AssignmentCheck {
       default:
         return read(target, flow);
     }
+  }
+
+  // A def assigns its name (what it reads of this function is checked where its body reads it).
+  void define(const Stmt& s, Flow& flow) {
+    size_t i = index_.at(s.function->name);
+    if (first_store_[i].line == 0) first_store_[i] = s.loc;
+    if (flow.reachable) flow.add(i);
   }
 
   [[noreturn]] void fail(SourceLoc loc, const std::string& message) const { throw CompileError(source_, loc, message); }

@@ -54,6 +54,7 @@ int complex_twin(const Builtin& b) { return find_builtin("cmath." + short_name(b
 }  // namespace
 
 Type Checker::visit_call(Expr& e) {
+  if (std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& arg) { return arg->unpacked; })) expand_unpacked(e);
   if (rewrite_operator_ufunc(e)) return visit_kind(e);  // np.add(a, b) is a + b
   Expr& callee = *e.args[0];
   const char* method = callee.kind != ExprKind::Attribute ? nullptr
@@ -502,8 +503,9 @@ Type Checker::call_device(Expr& e) {
   if (session_.stack_base - static_cast<const char*>(__builtin_frame_address(0)) > kCallChainStack)
     fail(start_of(e), "device function calls nested too deeply (the calls leading here take more than " +
                           std::to_string(kCallChainStack >> 10) + " KiB of stack)");
-  std::unique_ptr<Function> fn = parse(source->source);
+  std::unique_ptr<Function> fn = parse_function(*source);
   std::string name = callee.name + "()";
+  if (!fn->params.empty() && fn->params.back().variadic) pack_variadic(e, *fn);
 
   // Keyword arguments take their parameter's position, so emitters see positional calls only.
   if (!e.keywords.empty() && e.args.size() - 1 <= fn->params.size()) {

@@ -82,7 +82,7 @@ Type Checker::visit_name(Expr& e) {
     e.meaning = Meaning::Local;
     return it->second.type;
   }
-  if (assigned_.count(e.name)) fail(e.loc, "local variable '" + e.name + "' is used before it is assigned");
+  if (assigned_.count(e.name) && !nested_functions_.count(e.name)) fail(e.loc, "local variable '" + e.name + "' is used before it is assigned");
   const GlobalValue& g = global(e.name);
   if (g.kind == GlobalValue::Tuple && tuple_nesting(g) > kMaxExpressionNesting)
     fail(e.loc, "global '" + e.name + "' is a tuple nested more than " + std::to_string(kMaxExpressionNesting) + " levels deep");
@@ -165,6 +165,8 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
       fail(e.loc, "global '" + e.name + "' is a str: kernels take a string only as the message of an exception they raise");
     case GlobalValue::ExceptionClass:
       fail(e.loc, "'" + e.name + "' is an exception class: kernels can only raise it");
+    case GlobalValue::Uncaptured:
+      fail(e.loc, g.name);
     case GlobalValue::Unsupported:
       break;
   }

@@ -7,6 +7,7 @@
 //   check_ufuncs.cpp    NumPy's ufuncs: operators by other names, and np.f(x, out) filling an array
 //   check_hints.cpp     code that messages suggest, spelled so that this function's module compiles it
 //   check_raise.cpp     `raise` of exception classes with constant messages
+//   check_nested.cpp    nested defs, *args parameters and *t arguments
 #pragma once
 
 #include <map>
@@ -62,6 +63,7 @@ struct Session {
   // Where check() began on the stack: each callee is checked inside its caller, and a chain of calls may
   // take at most kCallChainStack of it (call_device).
   const char* stack_base = nullptr;
+  int nested_defs = 0;  // nested defs checked so far: each one's FunctionSource gets a unique identity
 };
 
 // Each function is within parse()'s limits, and one more at its limits fits in what a 1 MiB stack has
@@ -109,6 +111,8 @@ class Checker {
   void check_for(Stmt& s);
   void check_return(Stmt& s);
   void check_raise(Stmt& s);  // check_raise.cpp
+  void check_def(Stmt& s);  // check_nested.cpp
+  GlobalValue captured_value(const Expr& value);
   void assign_target(Expr& target, const Type& value, const Expr* value_expr);
   void bind_name(Expr& target, const Type& value, const Expr* value_expr);
   Type store_target(Expr& target);
@@ -157,6 +161,8 @@ class Checker {
   Type visit_call(Expr& e);
   Type cast(Expr& e, DType dtype);
   Type call_device(Expr& e);
+  void expand_unpacked(Expr& call);  // check_nested.cpp
+  void pack_variadic(Expr& call, const Function& callee);
   GlobalValue bound_argument(const Expr& e);
   Type call_builtin(Expr& e, const Builtin& b);
   Type new_array(Expr& e, const Builtin& b);
@@ -176,6 +182,8 @@ class Checker {
   std::map<std::string, GlobalValue> globals_;  // the resolver's answers, asked once per name, and the parameters
                                                 // bound at compile time (Param::compile_time), which read as globals
   std::map<const Expr*, std::vector<int64_t>> new_array_shapes_;  // shared/local.array() calls
+  std::map<std::string, GlobalValue> first_values_;  // what each local's first assignment binds (captured_value)
+  std::set<std::string> nested_functions_;      // the nested defs checked so far (in globals_)
   std::map<std::string, int64_t> constant_aliases_;  // C = cuda.const.array_like(G): C reads Function::constants[i]
   std::set<const Function*> counted_callees_;   // whose arrays add_array_bytes() counted
   std::vector<ReturnSite> returns_;

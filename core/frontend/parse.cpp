@@ -73,23 +73,6 @@ int code_points(const std::string& text) {
   return count;
 }
 
-// The base-10 exponent of a decimal literal's leading nonzero digit, saturated: tells an overflowing
-// literal (Python: inf) from an underflowing one (Python: 0.0).
-long decimal_exponent(const std::string& literal) {
-  size_t e = literal.find_first_of("eE");
-  std::string mantissa = literal.substr(0, e);
-  size_t point = std::min(mantissa.find('.'), mantissa.size());
-  size_t first = mantissa.find_first_not_of("0.");
-  long exponent = first < point ? static_cast<long>(point - first) - 1 : -static_cast<long>(first - point);
-  if (e != std::string::npos) {
-    long written = 0;
-    size_t i = e + 1 + (literal[e + 1] == '+' || literal[e + 1] == '-');
-    for (; i < literal.size() && written < 1000000; ++i) written = written * 10 + (literal[i] - '0');
-    exponent += literal[e + 1] == '-' ? -written : written;
-  }
-  return exponent;
-}
-
 class Parser {
  public:
   explicit Parser(const SourceText& source) : source_(source), tokens_(tokenize(source)) {}
@@ -244,19 +227,19 @@ class Parser {
     std::set<std::string> seen;
     while (!at_op(")")) {
       const Token& token = peek();
-      if (at_op("*")) {
-        if (at_name(1)) fail(token, "variadic parameters ('*" + peek(1).text + "') are not supported in jiasu kernels");
-        fail(token, "keyword-only parameters ('*') are not supported in jiasu kernels");
-      }
+      const bool variadic = accept_op("*");
+      if (variadic && !at_name()) fail(token, "keyword-only parameters ('*') are not supported in jiasu kernels");
       if (at_op("**")) fail(token, "keyword parameters ('**') are not supported in jiasu kernels");
       if (at_op("/")) fail(token, "positional-only parameters ('/') are not supported in jiasu kernels");
-      expect_name("expected a parameter name");
+      const Token& name = expect_name("expected a parameter name");
       if (at_op(":")) fail(peek(), "parameter annotations are not supported in jiasu kernels");
       if (at_op("=")) fail(peek(), "default parameter values are not supported in jiasu kernels");
-      if (!seen.insert(token.text).second)
-        fail(token, "duplicate parameter '" + token.text + "' in function definition");
-      function.params.push_back({token.text, token.loc, Type(), false});
+      if (!seen.insert(name.text).second)
+        fail(name, "duplicate parameter '" + name.text + "' in function definition");
+      function.params.push_back({name.text, name.loc, Type(), false, false, variadic});
       if (!accept_op(",")) break;
+      if (variadic && !at_op(")"))
+        fail(peek(), "keyword-only parameters (after '*" + name.text + "') are not supported in jiasu kernels");
     }
     expect_op(")", "expected ',' or ')'");
   }
@@ -297,11 +280,22 @@ class Parser {
     if (at_keyword("if")) return out.push_back(parse_if());
     if (at_keyword("for")) return out.push_back(parse_for());
     if (at_keyword("while")) return out.push_back(parse_while());
-    if (at_keyword("def")) fail(token, unsupported("def") + kFunctionHint);
+    if (at_keyword("def")) return out.push_back(parse_nested_def());
     for (const char* keyword : {"class", "with", "try", "async"})
       if (at_keyword(keyword)) fail(token, unsupported(keyword));
     if (is_soft_keyword_statement()) fail(token, unsupported(token.text));
     parse_simple_statements(out);
+  }
+
+  // A function defined in a function's body: check() makes it a device function of its own.
+  StmtPtr parse_nested_def() {
+    auto stmt = std::make_unique<Stmt>(StmtKind::Def, peek().loc);
+    stmt->function = std::make_unique<Function>();
+    const int enclosing_loops = loop_depth_;
+    loop_depth_ = 0;  // break and continue cannot leave a function
+    parse_def(*stmt->function);
+    loop_depth_ = enclosing_loops;
+    return stmt;
   }
 
   // `match subject:` and `type X = ...` (soft keywords: both words are ordinary names elsewhere).
@@ -654,9 +648,11 @@ class Parser {
     call->args.push_back(std::move(callee));
     while (!at_op(")")) {
       const Token& token = peek();
-      if (at_op("*")) fail(token, "argument unpacking ('*') is not supported in jiasu kernels");
       if (at_op("**")) fail(token, "argument unpacking ('**') is not supported in jiasu kernels");
-      if (at_name() && at_op("=", 1)) {
+      if (accept_op("*")) {
+        call->args.push_back(parse_expression());
+        call->args.back()->unpacked = true;
+      } else if (at_name() && at_op("=", 1)) {
         next(), next();
         for (const auto& keyword : call->keywords)
           if (keyword.first == token.text) fail(token, "keyword argument repeated: " + token.text);
@@ -740,7 +736,7 @@ class Parser {
         std::string text = token.text;
         literal->imaginary = text.back() == 'j' || text.back() == 'J';
         if (literal->imaginary) text.pop_back();
-        literal->float_value = float_value(text);
+        literal->float_value = float_literal_value(text);
         return literal;
       }
       case TokenKind::String: {
@@ -823,18 +819,6 @@ class Parser {
       literal->int_value = static_cast<int64_t>(value);
     }
     return literal;
-  }
-
-  // Python's value for the literal: the nearest double, inf past the largest, 0.0 below the smallest.
-  // from_chars rather than strtod, which would follow the host process's locale.
-  static double float_value(const std::string& text) {
-    std::string literal;
-    for (char c : text)
-      if (c != '_') literal += c;
-    double value = 0;
-    auto [end, error] = std::from_chars(literal.data(), literal.data() + literal.size(), value);
-    if (error == std::errc::result_out_of_range) return decimal_exponent(literal) > 0 ? HUGE_VAL : 0.0;
-    return value;
   }
 };
 

@@ -35,5 +35,8 @@ std::vector<Token> tokenize(const SourceText& source);
 // The text a string literal token stands for: its prefix and quotes removed and, unless it is raw, Python's
 // common escapes (\\ \' \" \n \t \r \0, a backslash-newline) replaced; other escapes are kept as written.
 std::string string_value(const std::string& token_text);
+// Python's value for a Float token's text (underscores allowed): the nearest double, inf past the largest,
+// 0.0 below the smallest.
+double float_literal_value(const std::string& text);
 
 }  // namespace jiasu::fe

@@ -3,6 +3,8 @@
 // and joining lines inside brackets and after a backslash. Columns count code points (as Python's SyntaxError offsets do), so a caret under a line
 // holding non-ASCII identifiers still lands on the right character.
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -388,7 +390,36 @@ class Tokenizer {
   }
 };
 
+// The base-10 exponent of a decimal literal's leading nonzero digit, saturated: tells an overflowing
+// literal (Python: inf) from an underflowing one (Python: 0.0).
+long decimal_exponent(const std::string& literal) {
+  size_t e = literal.find_first_of("eE");
+  std::string mantissa = literal.substr(0, e);
+  size_t point = std::min(mantissa.find('.'), mantissa.size());
+  size_t first = mantissa.find_first_not_of("0.");
+  long exponent = first < point ? static_cast<long>(point - first) - 1 : -static_cast<long>(first - point);
+  if (e != std::string::npos) {
+    long written = 0;
+    size_t i = e + 1 + (literal[e + 1] == '+' || literal[e + 1] == '-');
+    for (; i < literal.size() && written < 1000000; ++i) written = written * 10 + (literal[i] - '0');
+    exponent += literal[e + 1] == '-' ? -written : written;
+  }
+  return exponent;
+}
+
 }  // namespace
+
+// Python's value for the literal: the nearest double, inf past the largest, 0.0 below the smallest.
+// from_chars rather than strtod, which would follow the host process's locale.
+double float_literal_value(const std::string& text) {
+  std::string literal;
+  for (char c : text)
+    if (c != '_') literal += c;
+  double value = 0;
+  auto [end, error] = std::from_chars(literal.data(), literal.data() + literal.size(), value);
+  if (error == std::errc::result_out_of_range) return decimal_exponent(literal) > 0 ? HUGE_VAL : 0.0;
+  return value;
+}
 
 std::vector<Token> tokenize(const SourceText& source) { return Tokenizer(source).run(); }
 

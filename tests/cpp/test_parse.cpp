@@ -80,6 +80,12 @@ void print_stmt(const Stmt& s, int depth, std::string& out) {
     case StmtKind::Continue: out += line + "continue\n"; return;
     case StmtKind::Pass: out += line + "pass\n"; return;
     case StmtKind::Return: out += line + "return" + (s.value ? " " + print(*s.value) : "") + "\n"; return;
+    case StmtKind::Def: {
+      out += line + "def " + s.function->name;
+      for (const Param& p : s.function->params) out += std::string(" ") + (p.variadic ? "*" : "") + p.name;
+      out += "\n";
+      return print_block(s.function->body, depth + 1, out);
+    }
   }
   print_block(s.body, depth + 1, out);
   if (!s.orelse.empty()) {
@@ -292,6 +298,18 @@ TEST(Parse, ReturnsAndSemicolons) {
             "x = 1\ny = 2\nif a\n  return\nreturn (tuple a x)\n");
 }
 
+TEST(Parse, NestedDefsVariadicParametersAndUnpackedArguments) {
+  const char* text = "def k(a):\n    def f(x, *rest,):\n        return x\n    while a:\n        def g():\n"
+                     "            pass\n        break\n    f(1, *a)\n";
+  EXPECT_EQ(print_body(text), "def f x *rest\n  return x\nwhile a\n  def g\n    pass\n  break\n(call f 1 a)\n");
+  auto function = parse_text(text);
+  EXPECT_EQ(function->body[0]->function->loc.line, 2);
+  EXPECT_EQ(function->body[0]->function->loc.column, 5);
+  const Expr& call = *function->body[2]->value;
+  EXPECT_FALSE(call.args[1]->unpacked);
+  EXPECT_TRUE(call.args[2]->unpacked);
+}
+
 TEST(Parse, KeywordArgumentsKeepTheirOrder) {
   auto function = parse_text("def k():\n    s = jiasu.shared.array((16, 16), dtype=np.float32, order=C,)\n");
   const Expr& call = *function->body[0]->value;
@@ -366,8 +384,6 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // Unsupported statements, at their keyword.
         ErrorCase{"def k(a):\n    class C: pass\n", "2:5: 'class' is not supported in jiasu kernels"},
-        ErrorCase{"def k(a):\n    def g(): pass\n",
-                  "2:5: 'def' is not supported in jiasu kernels (write a @jiasu.func at module level instead)"},
         ErrorCase{"def k(a):\n    with a: pass\n", "2:5: 'with' is not supported in jiasu kernels"},
         ErrorCase{"def k(a):\n    try:\n        pass\n    except E:\n        pass\n", "2:5: 'try' is not supported in jiasu kernels"},
         ErrorCase{"def k(a):\n    if a:\n        raise\n", "3:9: a bare 'raise' (re-raising) is not supported in jiasu kernels"},
@@ -390,7 +406,9 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"def k(a):\n    pass\ndef g(): pass\n", "3:1: unexpected code after the function definition"},
         // Unsupported parameters.
         ErrorCase{"def k(a, b=1):\n    pass\n", "1:11: default parameter values are not supported in jiasu kernels"},
-        ErrorCase{"def k(a, *rest):\n    pass\n", "1:10: variadic parameters ('*rest') are not supported in jiasu kernels"},
+        ErrorCase{"def k(a, *rest, b):\n    pass\n",
+                  "1:17: keyword-only parameters (after '*rest') are not supported in jiasu kernels"},
+        ErrorCase{"def k(a):\n    for i in a:\n        def g():\n            break\n", "4:13: 'break' outside loop"},
         ErrorCase{"def k(a, *, b):\n    pass\n", "1:10: keyword-only parameters ('*') are not supported in jiasu kernels"},
         ErrorCase{"def k(**options):\n    pass\n", "1:7: keyword parameters ('**') are not supported in jiasu kernels"},
         ErrorCase{"def k(a, /):\n    pass\n", "1:10: positional-only parameters ('/') are not supported in jiasu kernels"},
@@ -411,7 +429,6 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"def k(a):\n    if (n := a.size) > 0:\n        pass\n",
                   "2:11: assignment expressions (':=') are not supported in jiasu kernels"},
         ErrorCase{"def k(a):\n    x, *y = a\n", "2:8: starred expressions ('*') are not supported in jiasu kernels"},
-        ErrorCase{"def k(a):\n    f(*a)\n", "2:7: argument unpacking ('*') is not supported in jiasu kernels"},
         ErrorCase{"def k(a):\n    f(**a)\n", "2:7: argument unpacking ('**') is not supported in jiasu kernels"},
         ErrorCase{"def k(a):\n    b = 'text'\n", "2:9: strings are not supported in jiasu kernels"},
         ErrorCase{"def k(a):\n    b = f'{a}'\n", "2:9: f-strings are not supported in jiasu kernels"},

@@ -334,6 +334,24 @@ def device_calls(a, b, out32, out64):
     out64[0] = square(b[i]) + clamp(x=b[i], lo=0.0, hi=1.0)
 
 
+@jiasu.func
+def apply(func, *args):
+    return func(*args)
+
+
+def nested_functions(a, out):
+    lo = 0.25
+
+    def clip(v):
+        return max(v, lo)
+
+    def scaled(v, k):
+        return clip(v) * k
+
+    i = jiasu.grid(1)
+    out[i] = apply(scaled, a[i], 3) + clip(a[i]) + apply(clip, *(a[i],))
+
+
 # ------------------------------------------------------------------ dtypes and NumPy promotion
 
 

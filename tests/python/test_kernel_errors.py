@@ -187,9 +187,13 @@ def bad_kwargs(a, **options):
     pass
 
 
-def bad_nested_def(a):
+def bad_nested_def_capture(a):
+    x = a[0]
+
     def helper():
-        pass
+        return x
+
+    a[1] = helper()
 
 
 def bad_attribute_store(a):
@@ -461,9 +465,10 @@ CASES = {
     "string": (bad_string, (F32,), None, 1, 9, "strings are not supported"),
     "f-string": (bad_fstring, (F32,), None, 1, 9, "f-strings are not supported"),
     "default-arg": (bad_default, (F32, 1), None, 0, 21, "default parameter values are not supported"),
-    "varargs": (bad_varargs, (F32,), None, 0, 20, "variadic parameters ('*rest') are not supported"),
+    "varargs": (bad_varargs, (F32,), None, 0, 21, "'*rest' is for device functions: a kernel takes one argument"),
     "kwargs": (bad_kwargs, (F32,), None, 0, 19, "keyword parameters ('**') are not supported"),
-    "nested-def": (bad_nested_def, (F32,), None, 1, 5, "'def' is not supported in jiasu kernels (write a @jiasu.func"),
+    "nested-def-capture": (bad_nested_def_capture, (F32,), None, 4, 16, "cannot capture 'x': variable 'x' of "
+                           "'bad_nested_def_capture' is not a constant"),
     "attribute-store": (bad_attribute_store, (F32,), None, 1, 5,
                         "cannot assign to attribute 'x' of array(float32, 1d, C) 'a'"),
     # names, types and statements
@@ -544,7 +549,7 @@ def helper_at_module_level(v):
     return v
 
 
-def followed_nested_def(a):
+def followed_lambda(a):
     a[0] = helper_at_module_level(a[1])
 
 
@@ -582,7 +587,7 @@ def followed_shared_dtype(a):
 
 # case: (the code the message suggests, a kernel that follows it)
 FOLLOWED = {
-    "nested-def": ("write a @jiasu.func at module level instead", followed_nested_def),
+    "lambda": ("write a @jiasu.func at module level instead", followed_lambda),
     "list-display": ("use a tuple, or jiasu.local.array", followed_list_display),
     "is-operator": ("compare numbers with == or !=", followed_is),
     "array-condition": ("compare its elements instead", followed_array_condition),

@@ -66,6 +66,7 @@ VALID = {
               "(array(float32, 1d, C), array(float32, 2d, C), array(float32, 1d, C))"),
     "device_calls": ((zeros(np.float32), zeros(np.float64), zeros(np.float32), zeros(np.float64)),
                      "(array(float32, 1d, C), array(float64, 1d, C), array(float32, 1d, C), array(float64, 1d, C))"),
+    "nested_functions": ((zeros(np.float32), zeros(np.float32)), "(array(float32, 1d, C), array(float32, 1d, C))"),
     "half_math": ((zeros(np.float16), zeros(BF16), zeros(np.float16), zeros(BF16)),
                   "(array(float16, 1d, C), array(bfloat16, 1d, C), array(float16, 1d, C), array(bfloat16, 1d, C))"),
     "scale_by": ((zeros(np.float32), zeros(np.float32), 2), "(array(float32, 1d, C), array(float32, 1d, C), int)"),
@@ -83,8 +84,9 @@ def python_function(obj):
     return getattr(obj, "__wrapped__", obj)
 
 
-def statement_lines(fn):
-    """File line numbers of every statement of `fn` (its def included, its docstring not), by Python's ast."""
+def statement_lines(fn, nested=True):
+    """File line numbers of every statement of `fn` (its def included, its docstring not), by Python's ast; with
+    nested=False, not those in the bodies of the functions it defines (which are emitted as functions of their own)."""
     fn = python_function(fn)
     lines, first = inspect.getsourcelines(fn)
     tree = ast.parse(textwrap.dedent("".join(lines)))
@@ -93,8 +95,10 @@ def statement_lines(fn):
     if definition.body and isinstance(definition.body[0], ast.Expr) and isinstance(
             getattr(definition.body[0], "value", None), ast.Constant) and isinstance(definition.body[0].value.value, str):
         docstring = definition.body[0]
+    inner = {id(node) for nested_def in ast.walk(definition) if nested_def is not definition and
+             isinstance(nested_def, ast.FunctionDef) for statement in nested_def.body for node in ast.walk(statement)}
     return sorted({node.lineno + first - 1 for node in ast.walk(definition)
-                   if isinstance(node, ast.stmt) and node is not docstring})
+                   if isinstance(node, ast.stmt) and node is not docstring and (nested or id(node) not in inner)})
 
 
 def line_comment(file, line):
@@ -155,7 +159,7 @@ def test_every_statement_has_its_line_comment(name):
                if line_comment(SAMPLES_FILE, line) not in cuda]
     assert not missing, "\n".join(missing)
     # The kernel's own statements are inside the kernel function, in source order.
-    positions = [body.index(line_comment(SAMPLES_FILE, line)) for line in statement_lines(fn)[1:]]
+    positions = [body.index(line_comment(SAMPLES_FILE, line)) for line in statement_lines(fn, nested=False)[1:]]
     assert positions == sorted(positions)
 
 
