@@ -537,9 +537,15 @@ std::optional<HostRecords> host_records_from(nb::handle obj) {
   if (!ai["strides"].is_none()) memory.strides = shape_from(ai["strides"]);
   nb::tuple data(ai["data"]);
   auto ptr = static_cast<cu::CUdeviceptr>(nb::cast<uintptr_t>(data[0]));
+  bool read_only = nb::cast<bool>(data[1]);
+  if (!is_array) {  // NumPy may call any scalar read-only; a record viewing an array is as writable as the array
+    nb::object base = nb::getattr(obj, "base", nb::none());
+    read_only = PyObject_TypeCheck(base.ptr(), numpy_ndarray_type()) &&
+                !nb::cast<bool>(base.attr("flags").attr("writeable"));
+  }
   // uint8 stands in for the record's dtype: the layout's itemsize is the record's.
   return HostRecords{adopt_view(DType::UInt8, std::move(memory), ptr, kCpuDevice, nullptr), std::move(layout),
-                     !is_array, nb::cast<bool>(data[1])};
+                     !is_array, read_only};
 }
 
 PyTypeObject* array_type = nullptr;

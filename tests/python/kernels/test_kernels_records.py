@@ -88,6 +88,11 @@ def test_a_record_scalar_is_passed_by_reference(rng):
     assert r["x"] == 0.75 and r["n"] == -17
     assert p[1]["x"] == 0.75 and p[1]["n"] == -17, "the write did not reach the array the record belongs to"
     assert out[0] == int(p[1]["tag"][1]) - 17
+    before = p[2].copy()
+    p.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        fill_record[1, 1](p[2], 0.75, -17, out)
+    assert p[2] == before
 
 
 @jiasu.kernel
