@@ -34,3 +34,12 @@ def _check_backend_healthy(n=4099):
 def healthy():
     """Call the returned function to assert that the backend still works (after errors, for instance)."""
     return _check_backend_healthy
+
+
+@pytest.fixture
+def cpu_only(backend):
+    """Skips the test on the CUDA backend: what it checks (debug-mode index checks, raises) is reported on the
+    CPU backend only."""
+    if backend != "cpu":
+        pytest.skip("reported on the CPU backend only")
+    return backend

@@ -54,13 +54,6 @@ def raises_index_error(call):
     return str(excinfo.value)
 
 
-@pytest.fixture
-def cpu_only(backend):
-    if backend != "cpu":
-        pytest.skip("debug checks run on the CPU backend")
-    return backend
-
-
 def test_in_bounds_debug_kernels_give_right_results(rng):
     x = rng.random(100, dtype=np.float32)
     out = poisoned(90, np.float32)

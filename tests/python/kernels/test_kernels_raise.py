@@ -71,13 +71,6 @@ def line_of(fragment):
     raise AssertionError(fragment)
 
 
-@pytest.fixture
-def cpu_only(backend):
-    if backend != "cpu":
-        pytest.skip("raises are reported on the CPU backend")
-    return backend
-
-
 def test_no_raise_runs_through(rng):
     x = rng.random(300)
     out = poisoned(300, np.float64)
