@@ -358,8 +358,11 @@ Type Checker::new_array(Expr& e, const Builtin& b) {
   else
     extents.push_back(&shape);
   for (Expr* extent : extents) {
-    auto value = constant_int(*extent);
-    if (!value) fail(start_of(*extent), name + " needs a shape known at compile time: an integer or a tuple of integers");
+    std::optional<int64_t> value = constant_int(*extent);
+    if (!value && (value = constant_local(*extent))) make_constant_int(*extent, *value);  // the emitter reads it there
+    if (!value)
+      fail(start_of(*extent), name + " needs a shape known at compile time: an integer, a tuple of integers, or a "
+                                     "variable assigned once to one");
     dims.push_back(*value);
   }
   if (dims.empty()) fail(start_of(shape), name + " needs at least one dimension");

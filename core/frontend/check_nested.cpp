@@ -74,6 +74,16 @@ GlobalValue uncaptured(const std::string& name, const std::string& why) {
 
 }  // namespace
 
+// A local variable assigned once, to a constant integer (`N = 100`): its value, which a shape may use as Numba
+// lets it; nullopt for anything else.
+std::optional<int64_t> Checker::constant_local(const Expr& e) const {
+  if (e.kind != ExprKind::Name || e.meaning != Meaning::Local) return std::nullopt;
+  auto value = first_values_.find(e.name);
+  if (value == first_values_.end() || value->second.kind != GlobalValue::Int || assignments(fn_.body, e.name) != 1)
+    return std::nullopt;
+  return value->second.int_value;
+}
+
 // The value a variable's first assignment gives it, where a nested function can capture it: a constant number
 // (or what a device function's argument would bind); Missing otherwise.
 GlobalValue Checker::captured_value(const Expr& value) {

@@ -113,6 +113,7 @@ class Checker {
   void check_raise(Stmt& s);  // check_raise.cpp
   void check_def(Stmt& s);  // check_nested.cpp
   GlobalValue captured_value(const Expr& value);
+  std::optional<int64_t> constant_local(const Expr& e) const;
   void assign_target(Expr& target, const Type& value, const Expr* value_expr);
   void bind_name(Expr& target, const Type& value, const Expr* value_expr);
   Type store_target(Expr& target);

@@ -771,7 +771,11 @@ INSTANTIATE_TEST_SUITE_P(Builtins, CheckError, ::testing::Values(
     ErrorCase{"LenOfScalar", "def k(a, n):\n    a[0] = len(n)\n", kArrayAndInt,
               "len() needs an array or a tuple, not int64", 2, 16},
     ErrorCase{"SharedShapeNotConstant", "def k(a, n):\n    s = jiasu.shared.array(n, np.float32)\n", kArrayAndInt,
-              "jiasu.shared.array() needs a shape known at compile time: an integer or a tuple of integers", 2, 28},
+              "jiasu.shared.array() needs a shape known at compile time: an integer, a tuple of integers, or a "
+              "variable assigned once to one", 2, 28},
+    ErrorCase{"SharedShapeReassigned", "def k(a):\n    n = 4\n    n = 8\n    s = jiasu.shared.array(n, np.float32)\n",
+              kF32Array, "jiasu.shared.array() needs a shape known at compile time: an integer, a tuple of integers, "
+              "or a variable assigned once to one", 4, 28},
     ErrorCase{"SharedNotAssigned", "def k(a):\n    a[0] = jiasu.shared.array(4, np.float32)[0]\n", kF32Array,
               "jiasu.shared.array() must be assigned directly to a variable of its own", 2, 12},
     ErrorCase{"LocalDynamic", "def k(a):\n    s = jiasu.local.array(0, np.float32)\n", kF32Array,

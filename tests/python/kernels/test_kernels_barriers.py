@@ -247,3 +247,22 @@ def test_nested_block_level_loops_bounded_by_the_outer_variable():
     triangle_of_barriers[1, 32](out, 5)
     total = sum(a * 10 + b for a in range(5) for b in range(a))
     assert_same(out, np.full(32, total * 1000 + 4, np.int64))
+
+
+@jiasu.kernel
+def reverse_with_named_size(x, out):
+    n = 64  # assigned once, to a constant: a shape may use it, as Numba allows
+    tile = jiasu.shared.array(n, np.float32)
+    rows = jiasu.local.array((2, n), np.int32)
+    t = jiasu.threadIdx.x
+    tile[t] = x[t]
+    rows[1, 1] = t
+    jiasu.syncthreads()
+    out[t] = tile[n - 1 - t] + rows[1, 1] - t
+
+
+def test_a_shape_may_be_a_variable_assigned_once_to_a_constant(rng):
+    x = rand_float(rng, 64, np.float32)
+    out = poisoned(64, np.float32)
+    reverse_with_named_size[1, 64](jiasu.asarray(x), out)
+    assert_same(out, x[::-1].copy())
