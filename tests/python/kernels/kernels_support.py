@@ -157,3 +157,12 @@ def first_signature(kernel, what="inspect_cuda"):
     entries = getattr(kernel, what)()
     assert len(entries) == 1, f"{what}: expected one signature, got {list(entries)}"
     return next(iter(entries.values()))
+
+
+def source_line(path, fragment):
+    """The line of the file at `path` where `fragment` first appears (for an expected file:line)."""
+    with open(path) as f:
+        for number, text in enumerate(f, start=1):
+            if fragment in text:
+                return number
+    raise AssertionError(fragment)

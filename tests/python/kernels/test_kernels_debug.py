@@ -1,14 +1,13 @@
 """Debug mode, @jiasu.kernel(debug=True): on the CPU backend every array index is checked and the first one
 out of bounds raises IndexError naming the kernel, the array, the index, the shape and the Python line; on a
 GPU the kernel runs unchecked. Kernels that stay in bounds give the same results either way."""
-import inspect
 
 import numpy as np
 import pytest
 
 import jiasu
 
-from kernels.kernels_support import assert_same, poisoned
+from kernels.kernels_support import assert_same, poisoned, source_line
 
 
 @jiasu.kernel(debug=True)
@@ -39,13 +38,8 @@ def count_into(bins, keys):
         jiasu.atomic.add(bins, keys[i], 1)
 
 
-def line_of(kernel_source_fragment):
-    """The file line of a fragment of this file's source (for the expected file:line)."""
-    lines, start = inspect.getsourcelines(inspect.getmodule(line_of))
-    for number, text in enumerate(lines, start=start or 1):
-        if kernel_source_fragment in text:
-            return number
-    raise AssertionError(kernel_source_fragment)
+def line_of(fragment):
+    return source_line(__file__, fragment)
 
 
 def raises_index_error(call):

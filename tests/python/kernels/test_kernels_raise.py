@@ -2,14 +2,13 @@
 raise stops the launch, which raises the exception class the kernel named, its message saying where (function,
 file, line, column, thread and block, as Numba's debug mode words it), with or without debug mode. On a GPU the
 raising thread ends and nothing is reported, as Numba does outside its debug mode."""
-import inspect
 
 import numpy as np
 import pytest
 
 import jiasu
 
-from kernels.kernels_support import TOL, assert_rel, assert_same, poisoned
+from kernels.kernels_support import TOL, assert_rel, assert_same, poisoned, source_line
 
 
 class OutOfStock(Exception):
@@ -64,11 +63,7 @@ def axis_from_end(a, out, k):
 
 
 def line_of(fragment):
-    lines, start = inspect.getsourcelines(inspect.getmodule(line_of))
-    for number, text in enumerate(lines, start=start or 1):
-        if fragment in text:
-            return number
-    raise AssertionError(fragment)
+    return source_line(__file__, fragment)
 
 
 def test_no_raise_runs_through(rng):
