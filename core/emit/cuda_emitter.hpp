@@ -115,6 +115,7 @@ class FunctionEmitter {
   std::string param_type(size_t i) { return c_type(fn_.params.at(i).type); }  // C++ type of parameter i
   // The bytes of the arrays emit() declared on the stack (local arrays): the host target sizes fiber stacks by them.
   int64_t stack_array_bytes() const { return stack_array_bytes_; }
+  bool raises() const { return raises_; }  // whether emit() wrote a `raise`
 
  private:
   [[noreturn]] void fail(fe::SourceLoc loc, const std::string& message) const {
@@ -202,6 +203,7 @@ class FunctionEmitter {
   int temps_ = 0;
   bool dynamic_shared_declared_ = false;
   int64_t stack_array_bytes_ = 0;
+  bool raises_ = false;
   // Thread loops: the regions (block-level: -1; in a block-level loop: -2 - region) using each variable;
   // whether threads that return are tracked; what a kernel's `return` becomes inside a region.
   std::map<std::string, std::set<int>> region_uses_;

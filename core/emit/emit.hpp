@@ -11,12 +11,17 @@ namespace jiasu::emit {
 struct EmittedKernel {
   std::string source;       // a complete translation unit, runtime header included
   std::string entry_name;   // the extern "C" name of the kernel entry point
+  // CUDA: the module defines `jiasu_device_error` (emit/runtime/device_error.h), which the launch reads after
+  // the kernel ends; set for a debug kernel that may raise.
+  bool device_errors = false;
 };
 
 // CUDA C++ for NVRTC. Each statement carries a `// file.py:LINE  <python source>` comment.
 // Kernel parameters, in order: each array as jiasu::ArrayC<T, N> (data pointer, then shape[N]) when
 // contiguous, else jiasu::ArrayA<T, N> (data, shape[N], strides[N] in bytes); each scalar as its C type.
-EmittedKernel emit_cuda(const fe::Program& program);
+// debug: a `raise` is recorded on the device for the launch to report (EmittedKernel::device_errors); else
+// the raising thread ends silently, as in Numba's CUDA target.
+EmittedKernel emit_cuda(const fe::Program& program, bool debug = false);
 
 // Host C++17 for the CPU backend (g++/clang++ -std=c++17), the runtime header included. The entry point:
 //   extern "C" void <entry_name>(const jiasu::HostLaunch* launch, void* const* params);

@@ -119,6 +119,11 @@ struct StagedArray {
 // writes (Specialization::written); the others stay as they were. Touches no Python: may run without the GIL.
 void copy_back_written(const Specialization& spec, const LaunchConfig& config, const StagedArray* staged, size_t n);
 
+// After a launch of a kernel whose module records a raise (Specialization::device_errors) at device address
+// `record`: waits for `stream`, and throws KernelRaised when a thread raised (clearing the record for the next
+// launch), with the message the CPU backend gives.
+void report_device_error(cu::CUdeviceptr record, cu::CUstream stream);
+
 // Where a launch runs when the caller does not say and `array` is among the arguments: the CPU for an
 // array in host memory, else the current GPU (default_device() when no array decides).
 inline int launch_device_of(const Array& array) { return array.on_host() ? kCpuDevice : current_device(); }
@@ -227,6 +232,7 @@ class KernelLauncher {
   RepeatLaunch& repeat() { return repeat_; }
   [[gnu::always_inline]] void relaunch(const LaunchConfig& config, Kernel& compiled) {
     run(config, compiled, repeat_.args());
+    if (error_record_) report_device_error(error_record_, config.stream);
   }
   PythonKernel& kernel() { return kernel_; }
 
@@ -240,6 +246,7 @@ class KernelLauncher {
   PythonKernel& kernel_;
   RepeatLaunch repeat_;
   Kernel* last_kernel_ = nullptr;  // the last GPU launch's (its module keeps it alive)
+  cu::CUdeviceptr error_record_ = 0;  // its module's jiasu_device_error, when it records a raise
 };
 
 }  // namespace jiasu

@@ -20,7 +20,7 @@ Specialization::Specialization(std::string key, fe::Program program, bool debug)
     : key_(std::move(key)),
       program_(std::move(program)),
       debug_(debug),
-      emitted_(emit::emit_cuda(program_)),
+      emitted_(emit::emit_cuda(program_, debug)),
       written_(written_params(program_.kernel())),
       module_(emitted_.source, {}, cuda_file_name(program_.sources.back()->source)) {}
 

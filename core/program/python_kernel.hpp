@@ -20,13 +20,15 @@ namespace jiasu {
 
 class Specialization {
  public:
-  // debug: the host build checks every array index (see emit_host).
+  // debug: the host build checks every array index (see emit_host); the CUDA build reports a raise.
   Specialization(std::string key, fe::Program program, bool debug);
 
   const std::string& key() const { return key_; }
   const std::string& cuda_source() const { return emitted_.source; }
   // Per parameter: true when the kernel may store into it (NumPy arguments are copied back only then).
   const std::vector<bool>& written() const { return written_; }
+  // Whether the CUDA build records a raise in `jiasu_device_error` for the launch to report.
+  bool device_errors() const { return emitted_.device_errors; }
   // Compiled and loaded for `device` on first use.
   Kernel& kernel(int device);
   SourceModule& module() { return module_; }

@@ -53,6 +53,16 @@ std::vector<std::string> Module::kernel_names() const {
   return names;
 }
 
+cu::CUdeviceptr Module::global(const char* name, size_t bytes) const {
+  cu::CUdeviceptr ptr = 0;
+  size_t size = 0;
+  cu::check(cu::driver().cuModuleGetGlobal(&ptr, &size, handle_, name), "cuModuleGetGlobal");
+  if (size != bytes)
+    throw LaunchError(cu::CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", std::string("the module's ") + name +
+                      " has " + std::to_string(size) + " bytes, not " + std::to_string(bytes));
+  return ptr;
+}
+
 std::shared_ptr<Kernel> Module::kernel(const std::string& name) {
   activate(device_);
   cu::CUfunction function = nullptr;

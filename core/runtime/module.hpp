@@ -30,6 +30,8 @@ class Module : public std::enable_shared_from_this<Module> {
   // Throws CudaError(CUDA_ERROR_NOT_FOUND) naming the kernels the module does have.
   std::shared_ptr<Kernel> kernel(const std::string& name);
   std::vector<std::string> kernel_names() const;  // empty on drivers older than 12.4
+  // The device address of the module's __device__ variable `name` (extern "C"), of `bytes` bytes.
+  cu::CUdeviceptr global(const char* name, size_t bytes) const;
 
  private:
   Module(int device, cu::CUmodule handle) : device_(device), handle_(handle) {}
@@ -69,6 +71,7 @@ class Kernel {
   cu::CUfunction handle() const { return function_; }
   const KernelAttributes& attributes() const { return attributes_; }
   const ParamLayout& param_layout() const { return layout_; }
+  const Module& module() const { return *module_; }
 
   // Checks the configuration against the device and this kernel, then launches with the packed `args`.
   void launch(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);

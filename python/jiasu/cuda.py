@@ -23,7 +23,7 @@ def jit(func_or_sig=None, device=False, debug=False, link=(), **options):
     jiasu compiles on first call for each argument signature; a signature's scalar types convert the scalar
     arguments, as Numba's do (``cuda.jit("void(int32[:], int32)")`` makes a Python int an int32).
     ``device=True`` makes a device function (``@jiasu.func``), ``debug=True`` checks every index on the CPU
-    backend. ``link=`` (external CUDA C++) is not supported yet."""
+    backend and reports a kernel's ``raise`` on the GPU. ``link=`` (external CUDA C++) is not supported yet."""
     unknown = set(options) - _IGNORED_OPTIONS
     if unknown:
         raise TypeError(f"cuda.jit: unsupported option(s): {', '.join(sorted(unknown))}")

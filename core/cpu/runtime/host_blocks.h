@@ -376,8 +376,7 @@ struct IndexSite { const char* array; const char* file; int line, column; };  //
 // back here, and the emitted code ends the thread.
 inline void raise_exception(const HostThread& thread, const RaiseSite& site) {
   detail::HostBlock& block = *detail::current_block;
-  if (detail::fail_as(block, host_raised, "In function '%s', file %s, line %d, column %d, tid=[%lld, %lld, %lld] "
-                      "ctaid=[%lld, %lld, %lld]%s%s", site.function, site.file, site.line, site.column,
+  if (detail::fail_as(block, host_raised, JIASU_RAISE_FORMAT, site.function, site.file, site.line, site.column,
                       thread.threadIdx.x, thread.threadIdx.y, thread.threadIdx.z, thread.blockIdx.x,
                       thread.blockIdx.y, thread.blockIdx.z, *site.message ? ": " : "", site.message))
     block.error->exception = site.exception;

@@ -35,6 +35,7 @@
 #endif
 
 #include "emit/runtime/array_abi.h"
+#include "emit/runtime/device_error.h"
 
 namespace jiasu {
 

@@ -1,7 +1,8 @@
 """`raise` in kernels and device functions, and tuples indexed and looped over at run time. On the CPU backend a
 raise stops the launch, which raises the exception class the kernel named, its message saying where (function,
-file, line, column, thread and block, as Numba's debug mode words it), with or without debug mode. On a GPU the
-raising thread ends and nothing is reported, as Numba does outside its debug mode."""
+file, line, column, thread and block, as Numba's debug mode words it), with or without debug mode. On a GPU a
+debug kernel reports the first raise in the same words after the launch; outside debug mode the raising thread
+ends and nothing is reported, as Numba does."""
 
 import numpy as np
 import pytest
@@ -29,6 +30,13 @@ def checked_half(x):
 
 @jiasu.kernel
 def halve(x, out):
+    i = jiasu.grid(1)
+    if i < x.size:
+        out[i] = checked_half(x[i])
+
+
+@jiasu.kernel(debug=True)
+def halve_checked(x, out):
     i = jiasu.grid(1)
     if i < x.size:
         out[i] = checked_half(x[i])
@@ -83,7 +91,34 @@ def test_raise_in_device_function_names_class_message_and_place(rng, cpu_only, h
     healthy()
 
 
-def test_user_exception_without_message(rng, cpu_only):
+def test_debug_kernel_reports_a_device_function_raise(rng, healthy):
+    x = rng.random(300)
+    x[257] = -1.0
+    for _ in range(2):  # the second launch takes the repeat path
+        with pytest.raises(ValueError) as info:
+            halve_checked[3, 128](jiasu.asarray(x), jiasu.zeros(300))
+        assert str(info.value) == (f"In function 'checked_half', file {__file__}, line {line_of('raise ValueError')}, "
+                                   f"column 9, tid=[1, 0, 0] ctaid=[2, 0, 0]: {REASON}")
+    x[257] = 1.0
+    out = poisoned(300, np.float64)
+    halve_checked[3, 128](jiasu.asarray(x), out)  # the record was cleared: nothing more to report
+    assert_same(out, x / 2)
+    healthy()
+
+
+def test_gpu_raise_outside_debug_mode_ends_the_thread(rng, backend):
+    if backend == "cpu":
+        pytest.skip("the CPU backend reports every raise")
+    x = rng.random(300)
+    x[257] = -1.0
+    out = poisoned(300, np.float64)
+    halve[3, 128](jiasu.asarray(x), out)
+    got, expected = out.get(), x / 2
+    assert_same(got[:257], expected[:257])
+    assert_same(got[258:], expected[258:])
+
+
+def test_user_exception_without_message(rng):
     stock = rng.integers(5, 10, 64)
     wanted = rng.integers(0, 5, 64)
     out = poisoned(64, stock.dtype)
