@@ -134,10 +134,11 @@ bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, Launc
   return false;
 }
 
-// A NumPy structured array or record scalar: `a` describes it, its memory in place (kept in `temporaries`;
-// null: the key alone is wanted). False for any other object.
+// A NumPy structured array or record scalar: `a` describes it, its memory in place (kept in `temporaries`).
+// False for any other object. Callers ask only once the ordinary conversion failed (records have no jiasu
+// dtype), so that other arguments pay nothing for records.
 bool record_argument(nb::handle value, size_t index, const std::string& kernel, LaunchArgument& a,
-                     std::deque<Array>* temporaries) {
+                     std::deque<Array>& temporaries) {
   std::optional<HostRecords> records;
   try {
     records = host_records_from(value);
@@ -145,11 +146,8 @@ bool record_argument(nb::handle value, size_t index, const std::string& kernel, 
     throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
   }
   if (!records) return false;
-  static thread_local std::deque<Array> described;  // for the key alone
-  std::deque<Array>& held = temporaries ? *temporaries : described;
-  if (!temporaries) described.clear();
-  held.push_back(std::move(records->memory));
-  a.array = &held.back();
+  temporaries.push_back(std::move(records->memory));
+  a.array = &temporaries.back();
   a.record = std::move(records->layout);
   a.single_record = records->single_record;
   a.read_only = records->read_only;
@@ -161,8 +159,13 @@ bool record_argument(nb::handle value, size_t index, const std::string& kernel, 
 void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel) {
   PyObject* o = value.ptr();
   LaunchArgument scalar;
-  if (record_argument(value, index, kernel, scalar, nullptr)) return append_argument_key(key, scalar);
-  if (classify_scalar(o, index, kernel, scalar)) return append_argument_key(key, scalar);
+  std::deque<Array> records;
+  try {
+    if (classify_scalar(o, index, kernel, scalar)) return append_argument_key(key, scalar);
+  } catch (const BadArgument&) {
+    if (record_argument(value, index, kernel, scalar, records)) return append_argument_key(key, scalar);
+    throw;
+  }
   auto described = [&]() -> Array {
     if (Py_TYPE(o) == array_type) return *nb::inst_ptr<Array>(value);
     bool read_only;  // a NumPy array by its own layout (a GPU launch stages a C-contiguous copy)
@@ -173,6 +176,7 @@ void append_type_key(std::string& key, nb::handle value, size_t index, const std
     const Array a = described();
     append_array_key(key, a.dtype(), static_cast<int>(a.ndim()), a.c_contiguous());
   } catch (const BadArgument& e) {
+    if (record_argument(value, index, kernel, scalar, records)) return append_argument_key(key, scalar);
     throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
   }
 }
@@ -357,9 +361,12 @@ class KernelFunction {
   }
 
   void classify_host(PyObject* o, size_t index, Scratch& scratch, LaunchArgument& a) {
-    if (Py_TYPE(o) != array_type && record_argument(nb::handle(o), index, name_, a, &scratch.temporaries))
-      return append_argument_key(scratch.key, a);  // used in place, as NumPy arrays are
-    if (classify_scalar(o, index, name_, a)) return append_argument_key(scratch.key, a);
+    try {
+      if (classify_scalar(o, index, name_, a)) return append_argument_key(scratch.key, a);
+    } catch (const BadArgument&) {
+      if (record_argument(nb::handle(o), index, name_, a, scratch.temporaries)) return append_argument_key(scratch.key, a);
+      throw;
+    }
     auto where = [&] { return "argument " + std::to_string(index) + " of kernel '" + name_ + "'"; };
     if (Py_TYPE(o) == array_type) {
       a.array = nb::inst_ptr<Array>(o);
@@ -373,6 +380,9 @@ class KernelFunction {
       try {
         scratch.temporaries.push_back(host_array_from(nb::handle(o), read_only));
       } catch (const BadArgument& e) {
+        // Structured data is used in place too, as NumPy arrays are.
+        if (record_argument(nb::handle(o), index, name_, a, scratch.temporaries))
+          return append_argument_key(scratch.key, a);
         throw BadArgument(where() + ": " + e.what() + ". Kernel arguments on the CPU are jiasu CPU arrays, NumPy "
                           "arrays (used in place), int, float, bool or NumPy scalars");
       }
@@ -392,22 +402,14 @@ class KernelFunction {
                                 "argument " + std::to_string(index) + " of kernel '" + name_ +
                                     "' is a CPU array but the launch runs on GPU " + std::to_string(device) +
                                     "; copy it with jiasu.asarray(x, device=" + std::to_string(device) + ")");
-    } else if (record_argument(value, index, name_, a, &scratch.temporaries)) {
-      a.array = &stage_records(value, index, scratch, device, *a.array);
-    } else if (classify_scalar(o, index, name_, a)) {
-      return append_argument_key(scratch.key, a);
-    } else if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) {
-      warn_numpy_once();
-      a.array = &stage(value, index, scratch, device, a.read_only);
     } else {
       try {
-        scratch.temporaries.push_back(device_array_from(value));
-      } catch (const BadArgument& e) {
-        throw BadArgument("argument " + std::to_string(index) + " of kernel '" + name_ + "': " + e.what() +
-                          ". Kernel arguments are arrays (jiasu, NumPy, or any DLPack / CUDA Array Interface "
-                          "object), int, float, bool or NumPy scalars");
+        if (classify_scalar(o, index, name_, a)) return append_argument_key(scratch.key, a);
+        a.array = &other_array(value, index, scratch, device, a.read_only);
+      } catch (const BadArgument&) {  // structured data has no jiasu dtype: staged as records
+        if (!record_argument(value, index, name_, a, scratch.temporaries)) throw;
+        a.array = &stage_records(value, index, scratch, device, *a.array);
       }
-      a.array = &scratch.temporaries.back();
     }
     const Array& array = *a.array;
     if (array.device() != device)
@@ -416,6 +418,22 @@ class KernelFunction {
                                   std::to_string(array.device()) + " but the kernel runs on device " +
                                   std::to_string(device));
     append_argument_key(scratch.key, a);
+  }
+
+  // A GPU launch's argument that is neither a jiasu array nor a scalar: a NumPy array, staged, or device memory.
+  const Array& other_array(nb::handle value, size_t index, Scratch& scratch, int device, bool& read_only) {
+    if (numpy_ndarray_type() && PyObject_TypeCheck(value.ptr(), numpy_ndarray_type())) {
+      warn_numpy_once();
+      return stage(value, index, scratch, device, read_only);
+    }
+    try {
+      scratch.temporaries.push_back(device_array_from(value));
+    } catch (const BadArgument& e) {
+      throw BadArgument("argument " + std::to_string(index) + " of kernel '" + name_ + "': " + e.what() +
+                        ". Kernel arguments are arrays (jiasu, NumPy, or any DLPack / CUDA Array Interface "
+                        "object), int, float, bool or NumPy scalars");
+    }
+    return scratch.temporaries.back();
   }
 
   // A NumPy argument of a GPU launch: a device copy of it (of a C-contiguous copy of it when it is not).

@@ -79,8 +79,10 @@ GlobalValue uncaptured(const std::string& name, const std::string& why) {
 std::optional<int64_t> Checker::constant_local(const Expr& e) const {
   if (e.kind != ExprKind::Name || e.meaning != Meaning::Local) return std::nullopt;
   auto value = first_values_.find(e.name);
-  if (value == first_values_.end() || value->second.kind != GlobalValue::Int || assignments(fn_.body, e.name) != 1)
-    return std::nullopt;
+  if (value == first_values_.end() || value->second.kind != GlobalValue::Int) return std::nullopt;
+  auto [count, added] = assignment_counts_.try_emplace(e.name, 0);
+  if (added) count->second = assignments(fn_.body, e.name);
+  if (count->second != 1) return std::nullopt;
   return value->second.int_value;
 }
 

@@ -184,6 +184,7 @@ class Checker {
                                                 // bound at compile time (Param::compile_time), which read as globals
   std::map<const Expr*, std::vector<int64_t>> new_array_shapes_;  // shared/local.array() calls
   std::map<std::string, GlobalValue> first_values_;  // what each local's first assignment binds (captured_value)
+  mutable std::map<std::string, int> assignment_counts_;  // constant_local's: assignments(fn_.body, name), once
   std::set<std::string> nested_functions_;      // the nested defs checked so far (in globals_)
   std::map<std::string, int64_t> constant_aliases_;  // C = cuda.const.array_like(G): C reads Function::constants[i]
   std::set<const Function*> counted_callees_;   // whose arrays add_array_bytes() counted
