@@ -3,11 +3,30 @@
 // classes and strings, the messages of the exceptions a kernel raises).
 #include <nanobind/stl/string.h>
 
+#include <cerrno>
+
 #include "common.hpp"
 #include "frontend/check.hpp"
+#include "toolchain/file_io.hpp"
 
 namespace jiasu::py {
 namespace {
+
+// The files of a link= list (paths), read now: when the kernel is made, or when a compile resolves the external
+// function that names them.
+std::vector<fe::LinkedFile> linked_files(nb::handle paths) {
+  std::vector<fe::LinkedFile> files;
+  for (nb::handle path : paths) {
+    fe::LinkedFile& file = files.emplace_back();
+    file.path = nb::cast<std::string>(path);
+    if (int error = read_regular_file(file.path, file.text)) {
+      errno = error;
+      PyErr_SetFromErrnoWithFilename(PyExc_OSError, file.path.c_str());
+      throw nb::python_error();
+    }
+  }
+  return files;
+}
 
 // The Python layer describes each global as a tuple: ("int", 3), ("module", "math"), ("function", f),
 // ("builtin", "jiasu.grid"), ...
@@ -74,6 +93,16 @@ fe::GlobalValue global_from(nb::handle description, PyObject* held) {
     g.kind = fe::GlobalValue::ExceptionClass;
     g.name = nb::cast<std::string>(t[1].attr("__name__"));
     g.int_value = exception_class_handle(t[1]);
+  } else if (kind == "external") {  // ("external", f): a cuda.declare_device function (jiasu._kernel.ExternalFunction)
+    g.kind = fe::GlobalValue::External;
+    auto f = std::make_shared<fe::ExternalFunction>();
+    nb::handle declared = t[1];
+    f->name = nb::cast<std::string>(declared.attr("name"));
+    for (nb::handle param : declared.attr("params")) f->params.push_back(dtype_from_name(nb::cast<std::string>(param)));
+    f->result = dtype_from_name(nb::cast<std::string>(declared.attr("result")));
+    f->c_abi = nb::cast<std::string>(declared.attr("abi")) == "c";
+    f->link = linked_files(declared.attr("link"));
+    g.external = std::move(f);
   } else if (kind == "unsupported") {
     g.kind = fe::GlobalValue::Unsupported;
     g.name = nb::cast<std::string>(t[1]);
@@ -96,6 +125,7 @@ std::shared_ptr<const fe::FunctionSource> function_source(nb::handle description
   source->source.file = nb::cast<std::string>(description.attr("file"));
   source->source.first_line = nb::cast<int>(description.attr("first_line"));
   source->identity = nb::cast<std::string>(description.attr("identity"));
+  source->link = linked_files(nb::getattr(description, "link", nb::tuple()));
   PyObject* borrowed = description.ptr();
   source->resolve = [borrowed, held](const std::string& name) {
     return global_from(nb::handle(borrowed).attr("resolve")(name), held);

@@ -73,8 +73,14 @@ struct Target {
   std::string loop_check;
   // The qualifiers of a constant array's bytes, an `unsigned char` array aligned to 16.
   std::string constant_storage;
+  // Linked CUDA C++ (cuda.declare_device): what an external function's declaration starts with, and the lines
+  // around the linked files' text (the host target defines CUDA's qualifiers away there).
+  std::string external_prefix, linked_prelude, linked_epilogue;
 };
 const Target& cuda_target();
+// The program's external functions declared, each with a wrapper jiasu_external_NAME(params...) returning its
+// result, then the linked files' text, each after a #line naming its file.
+std::string external_functions(const fe::Program& program, const Target& target);
 // emit_cuda_function / emit_host_function for `target`.
 EmittedFunction emit_function(const Target& target, const fe::Program& program);
 

@@ -602,7 +602,8 @@ const Target& cuda_target() {
   static const Target target{"CUDA", "extern \"C\" __global__ void ", "", "__device__ ", "", "",
                              &fe::Builtin::cuda, cuda_grid_axis, cuda_shared_array,
                              "extern __shared__ __align__(16) unsigned char jiasu_dynamic_shared[];",
-                             "jiasu_dynamic_shared", "", "__device__ __align__(16) const unsigned char"};
+                             "jiasu_dynamic_shared", "", "__device__ __align__(16) const unsigned char",
+                             "__device__ ", "", ""};
   return target;
 }
 
@@ -619,6 +620,11 @@ std::string FunctionEmitter::call(const Expr& e) {
       for (size_t i = 1; i < e.args.size(); ++i)
         if (!e.callee->params[i - 1].compile_time) args.push_back(expr_as(*e.args[i], e.callee->params[i - 1].type));
       return e.callee->mangled_name + "(" + join(args) + ")";
+    }
+    case Meaning::External: {
+      std::vector<std::string> args;
+      for (size_t i = 1; i < e.args.size(); ++i) args.push_back(expr_as(*e.args[i], scalar(e.external->params[i - 1])));
+      return "jiasu_external_" + e.external->name + "(" + join(args) + ")";
     }
     case Meaning::Builtin:
       return builtin_call(e);

@@ -118,6 +118,7 @@ enum class Op : uint8_t {
 const char* op_text(Op op);  // "+", "//", "not", "<=", ...
 
 struct Function;
+struct ExternalFunction;  // check.hpp
 
 // What a name or attribute turned out to mean (filled by check()).
 enum class Meaning : uint8_t {
@@ -127,6 +128,7 @@ enum class Meaning : uint8_t {
   Module,     // a module or namespace (type.name)
   Builtin,    // a builtin function, intrinsic or attribute (Expr::builtin indexes the builtin table)
   DeviceFunction,  // a @jiasu.func (Expr::callee)
+  External,        // a function declared with cuda.declare_device (Expr::external)
   DTypeValue,      // a dtype (type.dtype)
 };
 
@@ -154,6 +156,7 @@ struct Expr {
   Meaning meaning = Meaning::Unresolved;
   int builtin = -1;               // Meaning::Builtin: index into the builtin table
   Function* callee = nullptr;     // Meaning::DeviceFunction: the specialised function called
+  const ExternalFunction* external = nullptr;  // Meaning::External (the Program holds it)
 
   Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
 };

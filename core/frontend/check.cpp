@@ -476,6 +476,7 @@ Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Ty
   std::unique_ptr<Function> fn = parse(kernel->source);
   check_arguments(*fn, kernel->source, signature);
   session.active.push_back(kernel->identity);
+  session.add_linked(kernel->link);
   checking::Checker(session, *kernel, *fn).run(signature, true);
   fn->mangled_name = "jiasu_kernel_" + fn->name;
   session.program.functions.push_back(std::move(fn));

@@ -39,9 +39,26 @@ int find_builtin(const std::string& path);  // -1 when there is none
 struct FunctionSource;
 
 // What a global name of the kernel's module is, as the Python layer reports it.
+// A CUDA C++ file linked into a kernel (Numba's `link=`): its path and text. Both targets compile its text into
+// the kernel's translation unit (the CPU backend with __device__ and __host__ defined away).
+struct LinkedFile {
+  std::string path, text;
+};
+
+// A device function defined in linked CUDA C++ (Numba's cuda.declare_device): its extern "C" name, parameter
+// and result types, and the files that define it. Numba's ABI: `int name(Result* result, params...)`, which
+// returns a status jiasu ignores, as Numba does; the C ABI: `Result name(params...)`.
+struct ExternalFunction {
+  std::string name;
+  std::vector<DType> params;
+  DType result = DType::Float64;
+  bool c_abi = false;
+  std::vector<LinkedFile> link;
+};
+
 struct GlobalValue {
   enum Kind : uint8_t { Missing, Int, Float, Bool, Tuple, Module, DTypeValue, Function, Builtin, ConstantArray,
-                        String, ExceptionClass, Unsupported, Uncaptured } kind = Missing;  // Uncaptured: an
+                        String, ExceptionClass, External, Unsupported, Uncaptured } kind = Missing;  // Uncaptured: an
                                              // enclosing function's variable that a nested function cannot read
   int64_t int_value = 0;                     // Int, Bool; ExceptionClass: the handle the launch raises it by
   double float_value = 0;
@@ -54,6 +71,7 @@ struct GlobalValue {
   std::vector<int64_t> shape;                // ConstantArray
   std::string data;                          // ConstantArray: its bytes in C order
   std::shared_ptr<const FunctionSource> function;  // Function: a @jiasu.func or a nested def
+  std::shared_ptr<const ExternalFunction> external;  // External
 };
 using Resolver = std::function<GlobalValue(const std::string& name)>;
 
@@ -63,6 +81,7 @@ struct FunctionSource {
   Resolver resolve;
   std::string identity;  // unique per Python function object (for memoising specialisations)
   SourceLoc nested_def;  // a def nested in the function of `source`: where it is (line 0: that function itself)
+  std::vector<LinkedFile> link;  // a kernel's link= files
 };
 
 // The function a FunctionSource describes, parsed afresh (check() types each specialisation in its own tree).
@@ -72,6 +91,8 @@ std::unique_ptr<Function> parse_function(const FunctionSource& source);
 struct Program {
   std::vector<std::unique_ptr<Function>> functions;  // callees before callers; the kernel is last
   std::vector<std::shared_ptr<const FunctionSource>> sources;  // parallel to functions
+  std::vector<std::shared_ptr<const ExternalFunction>> externals;  // those called, once each
+  std::vector<LinkedFile> linked;  // the kernel's link= files and the externals' files, once each
   Function& kernel() { return *functions.back(); }
   const Function& kernel() const { return *functions.back(); }
 };

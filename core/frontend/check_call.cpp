@@ -1,6 +1,7 @@
 // check(): calls. A dtype called is a cast, a builtin is typed by its rule (builtins.def), and a
 // @jiasu.func is specialised for its argument types (once per distinct types in a Program).
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include "frontend/checker.hpp"
@@ -83,6 +84,7 @@ Type Checker::visit_call(Expr& e) {
   }
   if (callee.meaning == Meaning::DTypeValue) return cast(e, type.dtype);
   if (callee.meaning == Meaning::DeviceFunction) return call_device(e);
+  if (callee.meaning == Meaning::External) return call_external(e, *callee.external);
   fail(start_of(callee), "'" + describe(callee) + "' is not callable: it is " + to_string(type));
 }
 
@@ -129,6 +131,31 @@ Type Checker::cast(Expr& e, DType dtype) {
   else number(*args[0], name);
   e.meaning = Meaning::DTypeValue;
   return Type::scalar(dtype);
+}
+
+// A cuda.declare_device function: numbers converted to its parameters' types, as Numba converts them.
+Type Checker::call_external(Expr& e, const ExternalFunction& f) {
+  const std::string name = describe(*e.args[0]) + "()";
+  const std::vector<Expr*> args = arguments(e, f.params.size(), f.params.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (info(f.params[i]).kind == DTypeKind::Complex) real_or_complex(*args[i], name);
+    else number(*args[i], name);
+  }
+  // Its definition: the compilers' own messages about a missing one (a link or load error) would not say where.
+  auto defines = [&](const LinkedFile& file) {
+    for (size_t at = file.text.find(f.name); at != std::string::npos; at = file.text.find(f.name, at + 1)) {
+      const size_t end = at + f.name.size();
+      auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+      if ((at == 0 || !word(file.text[at - 1])) && (end == file.text.size() || !word(file.text[end]))) return true;
+    }
+    return false;
+  };
+  if (std::none_of(session_.program.linked.begin(), session_.program.linked.end(), defines))
+    fail(start_of(e), name + " is the external function '" + f.name + "', which no linked file names: give the CUDA "
+                      "C++ file that defines it as link= to cuda.declare_device or to the kernel");
+  e.meaning = Meaning::External;
+  e.external = &f;
+  return Type::scalar(f.result);
 }
 
 Type Checker::call_builtin(Expr& e, const Builtin& b) {

@@ -135,6 +135,11 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
     case GlobalValue::Function:
       e.meaning = Meaning::DeviceFunction;
       return function_type(e.name);
+    case GlobalValue::External:
+      e.meaning = Meaning::External;
+      e.external = g.external.get();
+      session_.add_external(g.external);
+      return function_type(e.name);
     case GlobalValue::ConstantArray: {  // read as it was when the kernel was compiled, as Numba does
       auto known = std::find_if(fn_.constants.begin(), fn_.constants.end(),
                                 [&](const ConstantArray& c) { return c.name == e.name; });

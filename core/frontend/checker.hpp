@@ -64,6 +64,21 @@ struct Session {
   // take at most kCallChainStack of it (call_device).
   const char* stack_base = nullptr;
   int nested_defs = 0;  // nested defs checked so far: each one's FunctionSource gets a unique identity
+
+  // Records an external function the program calls, and the files it links, once each.
+  void add_external(const std::shared_ptr<const ExternalFunction>& f) {
+    for (const auto& known : program.externals)
+      if (known == f) return;
+    program.externals.push_back(f);
+    add_linked(f->link);
+  }
+  void add_linked(const std::vector<LinkedFile>& files) {
+    for (const LinkedFile& file : files) {
+      bool known = false;
+      for (const LinkedFile& k : program.linked) known = known || (k.path == file.path && k.text == file.text);
+      if (!known) program.linked.push_back(file);
+    }
+  }
 };
 
 // Each function is within parse()'s limits, and one more at its limits fits in what a 1 MiB stack has
@@ -162,6 +177,7 @@ class Checker {
   Type visit_call(Expr& e);
   Type cast(Expr& e, DType dtype);
   Type call_device(Expr& e);
+  Type call_external(Expr& e, const ExternalFunction& f);
   void expand_unpacked(Expr& call);  // check_nested.cpp
   void pack_variadic(Expr& call, const Function& callee);
   GlobalValue bound_argument(const Expr& e);

@@ -16,7 +16,7 @@ _MAX_CONSTANT_BYTES = 64 * 1024  # a NumPy array global is embedded in the kerne
 class _Description:
     """What the front end needs to know about one Python function."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, link=()):
         if not isinstance(fn, types.FunctionType):
             raise TypeError(f"jiasu kernels and functions must be Python functions, not {type(fn).__name__}")
         import inspect  # here, not at `import jiasu`: it is slow to import
@@ -36,6 +36,7 @@ class _Description:
         self.file = inspect.getsourcefile(fn) or fn.__code__.co_filename
         self.first_line = first_line
         self.identity = f"{fn.__module__}.{fn.__qualname__}@{id(fn):x}"
+        self.link = link  # paths of CUDA C++ files (checked by linked_paths)
 
     def resolve(self, name):
         """Describe what `name` means inside the function: a closure variable, a global, or nothing."""
@@ -110,6 +111,8 @@ def _describe(value):
             "unsupported", f"module {value.__name__}")
     if isinstance(value, (DeviceFunction, _core.KernelFunction, SignatureKernel)):  # a kernel called from a kernel
         return ("function", value._description)
+    if isinstance(value, ExternalFunction):
+        return ("external", value)
     if isinstance(value, _intrinsics.KernelName):  # from jiasu import grid
         return ("builtin", value._path)
     if isinstance(value, types.BuiltinFunctionType) and value.__module__ in ("_operator", "operator"):
@@ -148,19 +151,60 @@ class DeviceFunction:
         return f"<jiasu device function {self.__name__}>"
 
 
-def kernel(fn=None, *, debug=False, **options):
+class ExternalFunction:
+    """A device function written in CUDA C++ (Numba's ``cuda.declare_device``): kernels call it by its Python name;
+    its definition comes from the ``link=`` files (its own, or the calling kernel's). ``params`` and ``result``
+    are dtype names; ``abi`` is ``"numba"`` (``int name(result*, params...)``) or ``"c"``
+    (``result name(params...)``)."""
+
+    def __init__(self, name, params, result, abi="numba", link=()):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"an external function's name must be a C identifier, not {name!r}")
+        if abi not in ("numba", "c"):
+            raise NotImplementedError(f"Unsupported ABI: {abi}")
+        self.name, self.params, self.result, self.abi = name, tuple(params), result, abi
+        self.link = linked_paths(link)
+
+    def __call__(self, *args):
+        raise TypeError(f"{self.name} is an external device function: call it from a kernel")
+
+    def __repr__(self):
+        return f"<jiasu external device function {self.result} {self.name}({', '.join(self.params)})>"
+
+
+def linked_paths(link):
+    """The absolute paths of a ``link=`` argument (a path or a list of them): CUDA C++ source files, which both
+    backends compile into the kernel. Other kinds (PTX, cubin, libraries) need a device linker jiasu does not use."""
+    import os
+
+    paths = [link] if isinstance(link, (str, os.PathLike)) else list(link or ())
+    out = []
+    for path in paths:
+        path = os.path.abspath(os.fspath(path))
+        if os.path.splitext(path)[1] not in (".cu", ".cuh"):
+            raise NotImplementedError(f"link={path!r}: jiasu links CUDA C++ source files (.cu); PTX, cubin, fatbin, "
+                                      f"LTO-IR and libraries are not supported")
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"link: no such file: {path!r}")
+        out.append(path)
+    return tuple(out)
+
+
+def kernel(fn=None, *, debug=False, link=(), **options):
     """Compile a Python function into a kernel, launched as ``k[blocks, threads](args...)``.
 
     It runs on a GPU or, on the CPU backend, compiled for the host. ``debug=True`` makes the CPU build
-    check every array index and raise IndexError at the first one out of bounds.
+    check every array index and raise IndexError at the first one out of bounds, and the GPU build report a
+    ``raise``. ``link``: CUDA C++ files defining the external functions the kernel calls (``cuda.declare_device``).
     """
     if options:
         raise TypeError(f"unsupported kernel option(s): {', '.join(sorted(options))}")
     if not isinstance(debug, bool):
         raise TypeError(f"debug must be True or False, not {type(debug).__name__}")
+    link = linked_paths(link)
 
     def wrap(f):
-        return _core.KernelFunction(_Description(f), debug)
+        return _core.KernelFunction(_Description(f, link), debug)
 
     return wrap if fn is None else wrap(fn)
 

@@ -23,23 +23,78 @@ def jit(func_or_sig=None, device=False, debug=False, link=(), **options):
     jiasu compiles on first call for each argument signature; a signature's scalar types convert the scalar
     arguments, as Numba's do (``cuda.jit("void(int32[:], int32)")`` makes a Python int an int32).
     ``device=True`` makes a device function (``@jiasu.func``), ``debug=True`` checks every index on the CPU
-    backend and reports a kernel's ``raise`` on the GPU. ``link=`` (external CUDA C++) is not supported yet."""
+    backend and reports a kernel's ``raise`` on the GPU. ``link=``: CUDA C++ files (.cu) defining the functions
+    declared with ``declare_device`` that the kernel calls."""
     unknown = set(options) - _IGNORED_OPTIONS
     if unknown:
         raise TypeError(f"cuda.jit: unsupported option(s): {', '.join(sorted(unknown))}")
-    if link:
-        raise NotImplementedError("cuda.jit(link=...): linking external CUDA C++ is not supported by jiasu yet")
+    if link and device:
+        raise NotImplementedError("cuda.jit(device=True, link=...): give link= to the kernel, or to declare_device")
+    from jiasu._kernel import linked_paths
+
+    link = linked_paths(link)  # checked now, as Numba does
 
     def wrap(fn, signature=None):
         if device:
             return _jiasu.func(fn)
-        kernel = _jiasu.kernel(fn, debug=debug)
+        kernel = _jiasu.kernel(fn, debug=debug, link=link)
         scalar_types = _signature_scalar_types(signature)
         return _SignatureKernel(kernel, scalar_types) if any(t is not None for t in scalar_types) else kernel
 
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, type)) and not hasattr(func_or_sig, "args"):
         return wrap(func_or_sig)
     return lambda fn: wrap(fn, func_or_sig)  # None or a signature
+
+
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """Numba's ``cuda.declare_device``: a device function written in CUDA C++, defined in the ``link`` files (or
+    the calling kernel's), of signature ``sig`` (``"float32(float32, float32)"`` or Numba types). Numba's ABI:
+    ``extern "C" __device__ int name(float* result, float a, float b)``; ``abi="c"``: ``float name(float, float)``.
+    The CPU backend compiles the same files with the host compiler."""
+    if use_cooperative:
+        raise NotImplementedError("cuda.declare_device(use_cooperative=True) is not supported by jiasu")
+    from jiasu._kernel import ExternalFunction
+
+    params, result = _signature_types(sig)
+    if result is None:
+        raise TypeError("Return type must be provided for device declarations")
+    for t in params + [result]:
+        if "[" in t or "*" in t or t in ("void", "none"):
+            raise NotImplementedError(f"cuda.declare_device: jiasu passes numbers only, not {t}")
+    return ExternalFunction(name, [_dtype_name(t) for t in params], _dtype_name(result), abi, link)
+
+
+def _dtype_name(name):
+    import numpy as np
+
+    try:
+        return np.dtype(_ALIASES.get(name, name)).name
+    except TypeError:
+        raise TypeError(f"unknown type {name!r} in a device declaration") from None
+
+
+def _signature_types(sig):
+    """A Numba signature's parameter type names and result type name (None where it gives none)."""
+    if not isinstance(sig, str):
+        args = getattr(sig, "args", sig)
+        return [str(a) for a in (args if isinstance(args, tuple) else (args,))], (
+            str(sig.return_type) if getattr(sig, "return_type", None) is not None else None)
+    sig = sig.strip()
+    if "(" not in sig:
+        return [], None
+    result = sig[:sig.find("(")].strip() or None
+    return _split_params(sig[sig.find("(") + 1:sig.rfind(")")]), result
+
+
+def _split_params(inside):
+    """The comma-separated parameter types of a signature, brackets kept together: ``float32[:, ::1], int32``."""
+    params, depth, start = [], 0, 0
+    for i, c in enumerate(inside + ","):
+        depth += c in "[(" and 1 or (-1 if c in "])" else 0)
+        if c == "," and depth == 0:
+            params.append(inside[start:i].strip())
+            start = i + 1
+    return [p for p in params if p]
 
 
 def In(ary):
@@ -80,13 +135,7 @@ def _signature_scalar_types(signature):
         return []
     if isinstance(signature, str):
         inside = signature[signature.find("(") + 1:signature.rfind(")")] if "(" in signature else signature
-        params, depth, start = [], 0, 0
-        for i, c in enumerate(inside + ","):
-            depth += c in "[(" and 1 or (-1 if c in "])" else 0)
-            if c == "," and depth == 0:
-                params.append(inside[start:i].strip())
-                start = i + 1
-        names = [p if p and "[" not in p else None for p in params]
+        names = [p if "[" not in p else None for p in _split_params(inside)]
     else:
         args = getattr(signature, "args", signature)  # a Signature, or a tuple of argument types
         names = [None if hasattr(a, "ndim") else str(a) for a in (args if isinstance(args, tuple) else (args,))]
@@ -269,8 +318,7 @@ def vectorize(func_or_signatures=None, **options):
 
 # Numba-CUDA's names jiasu does not serve yet: using one says so (other unknown names are AttributeErrors).
 _UNSERVED = {
-    "mapped_array": "mapped host memory", "managed_array": "managed memory", "declare_device": "external device "
-    "functions", "cg": "cooperative groups", "guvectorize":
+    "mapped_array": "mapped host memory", "managed_array": "managed memory", "cg": "cooperative groups", "guvectorize":
     "generalized ufuncs", "external_stream": "streams made outside jiasu",
     "libdevice": "libdevice's functions by name", "compile_ptx": "Numba's PTX compiler (use jiasu's "
     "inspect_ptx)", "compile": "Numba's compiler", "list_devices": "list_devices (use cuda.gpus)",
