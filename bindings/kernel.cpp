@@ -703,8 +703,9 @@ void bind_kernel(nb::module_& m) {
       const std::string path = fe::builtin(i).path;
       if (path.rfind("jiasu.", 0) == 0) names.append(path);
     }
+    for (const std::string& name : fe::vector_type_names()) names.append("jiasu." + name);
     return names;
-  }, "The kernel language's jiasu.* names (jiasu.grid, jiasu.threadIdx.x, jiasu.atomic.add, ...).");
+  }, "The kernel language's jiasu.* names (jiasu.grid, jiasu.threadIdx.x, jiasu.atomic.add, jiasu.float32x4, ...).");
   m.def("_unregister_host_memory", [](uintptr_t address) { unregister_host_memory(reinterpret_cast<void*>(address)); },
         "Undo the page-locking of a reused NumPy argument (called when the array is collected).");
   config_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&config_spec));

@@ -129,6 +129,7 @@ enum class Meaning : uint8_t {
   Builtin,    // a builtin function, intrinsic or attribute (Expr::builtin indexes the builtin table)
   DeviceFunction,  // a @jiasu.func (Expr::callee)
   External,        // a function declared with cuda.declare_device (Expr::external)
+  VectorType,      // a vector type, cuda.float32x4 (type.dtype: its elements; int_value: how many)
   DTypeValue,      // a dtype (type.dtype)
 };
 

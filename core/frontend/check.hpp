@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,15 @@ Program check(std::shared_ptr<const FunctionSource> kernel, const std::vector<Ty
 // function, a device function (not a kernel) whose return type is one number; a function that returns nothing,
 // a tuple or an array is a CompileError at its definition, and so is an array or tuple argument.
 Program check_scalar_function(std::shared_ptr<const FunctionSource> function, const std::vector<Type>& signature);
+
+// Numba's vector types (cuda.float32x4, cuda.int2, ...; check_vector.cpp): a name's element type and count (1 to
+// 4), and every name, as jiasu.NAME.
+struct VectorTypeInfo {
+  DType dtype;
+  int count;
+};
+std::optional<VectorTypeInfo> vector_type_named(const std::string& name);
+std::vector<std::string> vector_type_names();
 
 // NumPy's promotion of two scalar types, honouring weak (literal) operands. Exposed for tests.
 Type promote(const Type& a, const Type& b);

@@ -85,6 +85,7 @@ Type Checker::visit_call(Expr& e) {
   if (callee.meaning == Meaning::DTypeValue) return cast(e, type.dtype);
   if (callee.meaning == Meaning::DeviceFunction) return call_device(e);
   if (callee.meaning == Meaning::External) return call_external(e, *callee.external);
+  if (callee.meaning == Meaning::VectorType) return make_vector(e);
   fail(start_of(callee), "'" + describe(callee) + "' is not callable: it is " + to_string(type));
 }
 

@@ -35,6 +35,17 @@ Type dtype_type(DType dtype) {
   return t;
 }
 
+// jiasu.float32x4 and the other vector types (`name` without "jiasu."): e means it; false for other names.
+bool vector_type(Expr& e, const std::string& name, Type& type) {
+  const auto vector = vector_type_named(name);
+  if (!vector) return false;
+  e.meaning = Meaning::VectorType;
+  e.int_value = vector->count;
+  type = function_type("jiasu." + name);
+  type.dtype = vector->dtype;
+  return true;
+}
+
 }  // namespace
 
 const Type& Checker::visit(Expr& e) {
@@ -150,6 +161,7 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
       return Type::array(g.dtype, static_cast<int>(g.shape.size()), true, MemorySpace::Constant);
     }
     case GlobalValue::Builtin:  // a kernel-language name (jiasu.grid, jiasu.atomic) or operator.add & co.
+      if (Type t; g.name.rfind("jiasu.", 0) == 0 && vector_type(e, g.name.substr(6), t)) return t;
       if (is_builtin_namespace(g.name)) {
         e.meaning = Meaning::Module;
         return Type::module(g.name);
@@ -235,6 +247,7 @@ Type Checker::module_attribute(Expr& e, const std::string& module, const std::st
     e.meaning = Meaning::Module;
     return Type::module(path);
   }
+  if (Type t; module == "jiasu" && vector_type(e, e.name, t)) return t;
   if (module == "numpy" || module == "jiasu") {
     if (auto dtype = dtype_named(e.name)) {
       e.meaning = Meaning::DTypeValue;

@@ -178,6 +178,7 @@ class Checker {
   Type cast(Expr& e, DType dtype);
   Type call_device(Expr& e);
   Type call_external(Expr& e, const ExternalFunction& f);
+  Type make_vector(Expr& e);  // check_vector.cpp
   void expand_unpacked(Expr& call);  // check_nested.cpp
   void pack_variadic(Expr& call, const Function& callee);
   GlobalValue bound_argument(const Expr& e);
