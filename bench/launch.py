@@ -8,6 +8,8 @@ Contenders, side by side in one run, all on the default stream of the device's p
   jiasu           jiasu.RawKernel, n passed as a Python int
   jiasu_np_int32  jiasu.RawKernel, n passed as numpy.int32 (same arguments as CuPy gets)
   jiasu_kernel    the same kernel written in Python (@jiasu.kernel, bench/seed_kernels.py)
+  jiasu_cuda_jit  the same written as Numba code for `from jiasu import cuda`: @cuda.jit with Numba's signature
+                  (whose int32 converts n), arrays from cuda.to_device
   cupy            cupy.RawKernel with the same source
   numba           numba.cuda.jit kernel doing the same add, launched with device arrays
 
@@ -19,7 +21,7 @@ with the garbage collector off, and the figure is the median over the repetition
 Usage:  python3 bench/launch.py [--json out.json] [--launch-loop build/gpu-check/launch_loop]
                                 [--launch-loop-lib build/gpu-check/launch_loop_lib.so]
                                 [--reps 41] [--launches 20000] [--numba-launches 1000]
-Goal (from the issue): jiasu (RawKernel and @jiasu.kernel) <= 1.1x the C++ loop.
+Goal (from the issues): jiasu (RawKernel, @jiasu.kernel and the Numba layer's @cuda.jit) <= 1.1x the C++ loop.
 """
 import argparse
 import ctypes
@@ -89,6 +91,24 @@ def setup_jiasu_kernel(n, grid, block):
         return np.array_equal(out.get(), expected)
 
     return run, jiasu.synchronize, check
+
+
+def setup_jiasu_cuda_jit(n, grid, block):
+    """The same job as Numba code on jiasu's compatibility layer (`from jiasu import cuda`)."""
+    from jiasu import cuda
+    from seed_kernels import add_n_numba
+    hx, hy, expected = host_inputs(n)
+    x, y = cuda.to_device(hx), cuda.to_device(hy)
+    out = cuda.device_array(n, dtype=np.float32)
+
+    def run(count):
+        for _ in range(count):
+            add_n_numba[grid, block](x, y, out, n)
+
+    def check():
+        return np.array_equal(out.copy_to_host(), expected)
+
+    return run, cuda.synchronize, check
 
 
 def setup_cupy(n, grid, block):
@@ -245,7 +265,8 @@ def main():
     parser.add_argument("--launches", type=int, default=20000, help="launches per repetition")
     parser.add_argument("--numba-launches", type=int, default=1000, help="launches per repetition for Numba")
     parser.add_argument("--warmup", type=int, default=2000)
-    parser.add_argument("--only", help="comma-separated subset of: cpp,cpp_process,jiasu,jiasu_np_int32,jiasu_kernel,cupy,numba")
+    parser.add_argument("--only", help="comma-separated subset of: cpp,cpp_process,jiasu,jiasu_np_int32,jiasu_kernel,"
+                                       "jiasu_cuda_jit,cupy,numba")
     args = parser.parse_args()
 
     import_jiasu_or_skip("launch.py", args.json, "launch")
@@ -275,6 +296,7 @@ def main():
         ("jiasu", lambda: setup_jiasu(args.n, grid, block), args.launches, args.warmup),
         ("jiasu_np_int32", lambda: setup_jiasu(args.n, grid, block, use_np_int32=True), args.launches, args.warmup),
         ("jiasu_kernel", lambda: setup_jiasu_kernel(args.n, grid, block), args.launches, args.warmup),
+        ("jiasu_cuda_jit", lambda: setup_jiasu_cuda_jit(args.n, grid, block), args.launches, args.warmup),
         ("cupy", lambda: setup_cupy(args.n, grid, block), args.launches, args.warmup),
         ("numba", lambda: setup_numba(args.n, grid, block), args.numba_launches, min(args.warmup, 200)),
     ]
@@ -328,19 +350,21 @@ def main():
         if entry.get("status") == "ok" and anchor:
             entry["ratio_to_cpp"] = entry["us"] / anchor
 
-    ratios = {name: results.get(name, {}).get("ratio_to_cpp") for name in ("jiasu", "jiasu_kernel")}
+    ratios = {name: results.get(name, {}).get("ratio_to_cpp") for name in ("jiasu", "jiasu_kernel", "jiasu_cuda_jit")}
     known = [r for r in ratios.values() if r is not None]
     goal = {"max_ratio_to_cpp": GOAL_RATIO, "ratio": ratios["jiasu"], "kernel_ratio": ratios["jiasu_kernel"],
-            "met": all(r <= GOAL_RATIO for r in known) if len(known) == 2 else None}
+            "cuda_jit_ratio": ratios["jiasu_cuda_jit"],
+            "met": all(r <= GOAL_RATIO for r in known) if len(known) == 3 else None}
 
     labels = {"cpp": "C++ cuLaunchKernel loop", "cpp_process": "  the same, own process", "jiasu": "jiasu.RawKernel",
               "jiasu_np_int32": "jiasu.RawKernel (np.int32 n)", "jiasu_kernel": "@jiasu.kernel",
+              "jiasu_cuda_jit": "jiasu's @cuda.jit(signature)",
               "cupy": "cupy.RawKernel", "numba": "numba.cuda.jit"}
     print(f"\nLaunch overhead: add<<<{blocks}, {args.threads}>>> on n={args.n} floats, median of {args.reps} reps "
           f"x {args.launches} launches (Numba x {args.numba_launches})")
     print(f"{'contender':32} {'us/launch':>10} {'min':>8} {'vs C++':>8}  issue")
     print("-" * 72)
-    for name in ("cpp", "cpp_process", "jiasu", "jiasu_np_int32", "jiasu_kernel", "cupy", "numba"):
+    for name in ("cpp", "cpp_process", "jiasu", "jiasu_np_int32", "jiasu_kernel", "jiasu_cuda_jit", "cupy", "numba"):
         if name not in results:
             continue
         entry = results[name]
@@ -354,7 +378,8 @@ def main():
         print(f"\ngoal jiasu <= {GOAL_RATIO}x C++: cannot tell (a jiasu contender or the C++ loop did not run)")
     else:
         print(f"\ngoal jiasu <= {GOAL_RATIO}x C++: {'MET' if goal['met'] else 'NOT MET'} "
-              f"(RawKernel {ratios['jiasu']:.2f}x, @jiasu.kernel {ratios['jiasu_kernel']:.2f}x)")
+              f"(RawKernel {ratios['jiasu']:.2f}x, @jiasu.kernel {ratios['jiasu_kernel']:.2f}x, "
+              f"@cuda.jit(signature) {ratios['jiasu_cuda_jit']:.2f}x)")
 
     write_json(args.json, {
         "benchmark": "launch",

@@ -222,20 +222,28 @@ class SignatureKernel:
     _SCALARS = (bool, int, float, complex)
 
     def __init__(self, kernel, scalar_types):
+        np = sys.modules["numpy"]  # a signature's scalar types are NumPy's
         self._kernel = kernel
-        self._conversions = [(i, t) for i, t in enumerate(scalar_types) if t is not None]
+        # Per converted parameter: its index, type, and the range of a Python int it takes as it is (an integer
+        # type's; None for the others), checked first because that is every launch's case.
+        self._conversions = [(i, t, *((np.iinfo(t).min, np.iinfo(t).max) if issubclass(t, np.integer) else (None, None)))
+                             for i, t in enumerate(scalar_types) if t is not None]
         self._description = kernel._description
 
     def _converted(self, args):
-        np = sys.modules["numpy"]  # a signature's scalar types are NumPy's
+        np = sys.modules["numpy"]
         args = list(args)
-        for i, scalar_type in self._conversions:
-            if i >= len(args) or not isinstance(args[i], (self._SCALARS, np.generic)):
+        count = len(args)
+        for i, scalar_type, low, high in self._conversions:
+            if i >= count:
                 continue
-            if isinstance(args[i], int) and issubclass(scalar_type, np.integer):  # wraps, as Numba's conversion does
-                args[i] = np.uint64(args[i] & 0xFFFF_FFFF_FFFF_FFFF).astype(scalar_type)
-            else:
-                args[i] = scalar_type(args[i])
+            value = args[i]
+            if type(value) is int and low is not None:
+                # Out of range, it wraps, as Numba's conversion does.
+                args[i] = (scalar_type(value) if low <= value <= high
+                           else np.uint64(value & 0xFFFF_FFFF_FFFF_FFFF).astype(scalar_type))
+            elif isinstance(value, (self._SCALARS, np.generic)):
+                args[i] = scalar_type(value)
         return args
 
     def __getitem__(self, config):
