@@ -656,6 +656,8 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
       if (is_complex(arg(0).type.dtype)) return f + "(" + expr(arg(0)) + ")";
       return f + "(" + all_converted() + ")";
     case BuiltinRule::FloatMath1: case BuiltinRule::FloatMath2: case BuiltinRule::FloatMath3:
+    case BuiltinRule::Float32Math1: case BuiltinRule::Float32Math2: case BuiltinRule::Float32Math3:
+    case BuiltinRule::Float64Math1: case BuiltinRule::Float64Math2: case BuiltinRule::Float64Math3:
     case BuiltinRule::ComplexMath1: case BuiltinRule::Conjugate: case BuiltinRule::Power2:
       return f + "(" + all_converted() + ")";
     case BuiltinRule::ComplexToReal:

@@ -35,6 +35,23 @@ Type float_part(const Type& t) {
   return Type::scalar(single ? DType::Float32 : DType::Float64);
 }
 
+// A cuda.libdevice function's arguments: how many, all converted to the precision of its name, which is its
+// result's too (libdevice.sinf: float32, libdevice.sin: float64).
+struct LibdeviceSignature {
+  size_t arity;
+  DType dtype;
+};
+LibdeviceSignature libdevice_signature(BuiltinRule rule) {
+  switch (rule) {
+    case BuiltinRule::Float32Math1: return {1, DType::Float32};
+    case BuiltinRule::Float32Math2: return {2, DType::Float32};
+    case BuiltinRule::Float32Math3: return {3, DType::Float32};
+    case BuiltinRule::Float64Math1: return {1, DType::Float64};
+    case BuiltinRule::Float64Math2: return {2, DType::Float64};
+    default: return {3, DType::Float64};
+  }
+}
+
 // Whether a call is spelled np.f(...): NumPy's functions take complex numbers where math's do not.
 bool spelled_with_numpy(const Expr& call) {
   const Expr& callee = *call.args[0];
@@ -241,6 +258,12 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
       for (Expr* a : arguments(e, b.rule == BuiltinRule::FloatMath2 ? 2 : 3, b.rule == BuiltinRule::FloatMath2 ? 2 : 3))
         result = result.kind == TypeKind::Unknown ? number(*a, name) : promote(result, number(*a, name));
       return float_result(result);
+    }
+    case BuiltinRule::Float32Math1: case BuiltinRule::Float32Math2: case BuiltinRule::Float32Math3:
+    case BuiltinRule::Float64Math1: case BuiltinRule::Float64Math2: case BuiltinRule::Float64Math3: {
+      const LibdeviceSignature signature = libdevice_signature(b.rule);
+      for (Expr* a : arguments(e, signature.arity, signature.arity)) number(*a, name);
+      return Type::scalar(signature.dtype);
     }
     case BuiltinRule::FloatToInt64:
       number(*arguments(e, 1, 1)[0], name);
