@@ -27,6 +27,8 @@ class Specialization {
   const std::string& cuda_source() const { return emitted_.source; }
   // Per parameter: true when the kernel may store into it (NumPy arguments are copied back only then).
   const std::vector<bool>& written() const { return written_; }
+  // Whether the kernel or a device function it calls prints: its CPU launches flush C's stdout at the end.
+  bool prints() const { return prints_; }
   // Compiled and loaded for `device` on first use.
   Kernel& kernel(int device);
   SourceModule& module() { return module_; }
@@ -44,6 +46,7 @@ class Specialization {
   const emit::EmittedKernel& host_emitted_locked();
   emit::EmittedKernel emitted_;
   std::vector<bool> written_;
+  bool prints_;
   SourceModule module_;
   std::atomic<Kernel*> last_kernel_{nullptr};  // the launch path's cache; module_ owns the kernels
 };
