@@ -154,6 +154,16 @@ bool record_argument(nb::handle value, size_t index, const std::string& kernel, 
   return true;
 }
 
+// Before a kernel that prints runs on the CPU: what Python printed before the launch goes out first (sys.stdout
+// may hold it in its buffer; the kernel's lines go through C's stdout, which the launch flushes at its end).
+void flush_python_stdout() {
+  PyObject* out = PySys_GetObject("stdout");  // borrowed; None or absent without a console
+  if (!out || out == Py_None) return;
+  PyObject* done = PyObject_CallMethod(out, "flush", nullptr);
+  if (!done) throw nb::python_error();
+  Py_DECREF(done);
+}
+
 // The signature entry of an argument from its type alone: nothing is copied or wrapped, so this works
 // without a GPU (k.specialize).
 void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel) {
@@ -356,6 +366,7 @@ class KernelFunction {
     scratch->arguments.resize(n);
     for (Py_ssize_t i = 0; i < n; ++i) classify_host(args[i], i, *scratch.operator->(), scratch->arguments[i]);
     Specialization& spec = launcher_.prepare_host(scratch->arguments.data(), n, scratch->key, scratch->host);
+    if (spec.prints()) flush_python_stdout();
     nb::gil_scoped_release unlocked;  // the arrays stay alive: the caller holds them
     KernelLauncher::run_host(spec, config.launch, scratch->host);
   }

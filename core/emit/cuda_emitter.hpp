@@ -150,6 +150,7 @@ class FunctionEmitter {
   std::string call(const fe::Expr& e);
   std::string builtin_call(const fe::Expr& e);
   std::string atomic_call(const fe::Expr& e, const char* function);
+  std::string print_call(const fe::Expr& e, const std::string& printf);
   // array[indices...] as an lvalue; `subscript` is the Python expression, for debug-mode reports.
   std::string element_ref(const fe::Expr& array, const std::vector<Value>& indices, const fe::Expr& subscript);
   std::vector<Value> indices_of(const fe::Expr& subscript);  // a[i, j], or a[ij] with a tuple ij

@@ -662,6 +662,8 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
       if (is_complex(arg(0).type.dtype)) return f + "(" + expr(arg(0)) + ")";
       return f + "(" + all_converted() + ")";
     case BuiltinRule::FloatMath1: case BuiltinRule::FloatMath2: case BuiltinRule::FloatMath3:
+    case BuiltinRule::Float32Math1: case BuiltinRule::Float32Math2: case BuiltinRule::Float32Math3:
+    case BuiltinRule::Float64Math1: case BuiltinRule::Float64Math2: case BuiltinRule::Float64Math3:
     case BuiltinRule::ComplexMath1: case BuiltinRule::Conjugate: case BuiltinRule::Power2:
       return f + "(" + all_converted() + ")";
     case BuiltinRule::ComplexToReal:
@@ -707,6 +709,8 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
     case BuiltinRule::Atomic: case BuiltinRule::AtomicInt: case BuiltinRule::AtomicUnsigned:
     case BuiltinRule::AtomicCas:
       return atomic_call(e, f.c_str());
+    case BuiltinRule::Print:
+      return print_call(e, f);
     case BuiltinRule::Shuffle:
       return f + "(" + expr_as(arg(0), scalar(DType::UInt32)) + ", " + converted(1) + ", " +
              expr_as(arg(2), scalar(DType::Int32)) + ")";
@@ -717,6 +721,34 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
     default:  // range() and shared/local.array() are compiled by the statements they belong to
       fail(e.loc, std::string(b.path) + "() cannot be used here");
   }
+}
+
+// print(...): one printf call, so that the lines of different threads do not mix, in the format Numba's CUDA target
+// writes (integers as %lld or %llu, floats as %f, bools as True or False), string literals in the format itself.
+std::string FunctionEmitter::print_call(const Expr& e, const std::string& printf) {
+  std::string format;
+  std::vector<std::string> args;
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    const Expr& value = *e.args[i];
+    if (i > 1) format += ' ';
+    if (value.kind == ExprKind::String) {
+      for (char c : value.name) format += c == '%' ? std::string("%%") : std::string(1, c);
+    } else if (value.type.dtype == DType::Bool) {
+      format += "%s";
+      args.push_back("(" + condition(value) + " ? \"True\" : \"False\")");
+    } else if (info(value.type.dtype).kind == DTypeKind::Signed) {
+      format += "%lld";
+      args.push_back(expr_as(value, scalar(DType::Int64)));
+    } else if (info(value.type.dtype).kind == DTypeKind::Unsigned) {
+      format += "%llu";
+      args.push_back(expr_as(value, scalar(DType::UInt64)));
+    } else {
+      format += "%f";
+      args.push_back(expr_as(value, scalar(DType::Float64)));
+    }
+  }
+  args.insert(args.begin(), quoted(format + "\n"));
+  return printf + "(" + join(args) + ")";
 }
 
 // atomic.op(array, index, value...): the runtime function gets the element's address.

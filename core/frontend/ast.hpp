@@ -95,7 +95,7 @@ std::string to_string(const Type& type);
 // Expressions
 
 enum class ExprKind : uint8_t {
-  Int, Float, Bool, None, String,  // literals (String only as a docstring or an error)
+  Int, Float, Bool, None, String,  // literals (String only as a docstring, an error or a value print() prints)
   Name,                            // name
   Attribute,                       // value.name        (value is args[0])
   Subscript,                       // value[args...]    (value is args[0], then one arg per index: a[i, j])
@@ -244,6 +244,7 @@ struct Function {
   Type return_type;             // Void for kernels and functions that return nothing
   std::string mangled_name;     // unique C++ name of this specialisation
   bool uses_dynamic_shared = false;
+  bool prints = false;  // calls print()
   std::vector<ConstantArray> constants;  // the array globals it reads (an Expr of one has its index in int_value)
   // The bytes of its static shared arrays and of its local arrays, the device functions it calls included
   // (each callee once): check() keeps them within what a CUDA GPU gives a block and a thread.

@@ -36,6 +36,23 @@ Type float_part(const Type& t) {
   return Type::scalar(single ? DType::Float32 : DType::Float64);
 }
 
+// A cuda.libdevice function's arguments: how many, all converted to the precision of its name, which is its
+// result's too (libdevice.sinf: float32, libdevice.sin: float64).
+struct LibdeviceSignature {
+  size_t arity;
+  DType dtype;
+};
+LibdeviceSignature libdevice_signature(BuiltinRule rule) {
+  switch (rule) {
+    case BuiltinRule::Float32Math1: return {1, DType::Float32};
+    case BuiltinRule::Float32Math2: return {2, DType::Float32};
+    case BuiltinRule::Float32Math3: return {3, DType::Float32};
+    case BuiltinRule::Float64Math1: return {1, DType::Float64};
+    case BuiltinRule::Float64Math2: return {2, DType::Float64};
+    default: return {3, DType::Float64};
+  }
+}
+
 // Whether a call is spelled np.f(...): NumPy's functions take complex numbers where math's do not.
 bool spelled_with_numpy(const Expr& call) {
   const Expr& callee = *call.args[0];
@@ -270,6 +287,14 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
         result = result.kind == TypeKind::Unknown ? number(*a, name) : promote(result, number(*a, name));
       return float_result(result);
     }
+    case BuiltinRule::Float32Math1: case BuiltinRule::Float32Math2: case BuiltinRule::Float32Math3:
+    case BuiltinRule::Float64Math1: case BuiltinRule::Float64Math2: case BuiltinRule::Float64Math3: {
+      const LibdeviceSignature signature = libdevice_signature(b.rule);
+      for (Expr* a : arguments(e, signature.arity, signature.arity)) number(*a, name);
+      return Type::scalar(signature.dtype);
+    }
+    case BuiltinRule::Print:
+      return print(e);
     case BuiltinRule::FloatToInt64:
       number(*arguments(e, 1, 1)[0], name);
       return Type::scalar(DType::Int64);
@@ -476,6 +501,29 @@ Type Checker::atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args) 
   }
   mark_written(array);
   return element;
+}
+
+// print(a, b, ...), as Numba's CUDA target takes it: numbers (not complex), bools and string literals, printed in
+// one line separated by spaces; the emitters write one printf call.
+Type Checker::print(Expr& e) {
+  if (!e.keywords.empty())
+    fail(start_of(*e.keywords[0].second), "print() in a kernel takes no keyword arguments ('" + e.keywords[0].first +
+                                              "='): it prints its values separated by spaces, then a newline");
+  if (e.args.size() - 1 > static_cast<size_t>(kPrintfArguments))
+    fail(start_of(*e.args[kPrintfArguments + 1]), "print() in a kernel prints at most " +
+                                                      std::to_string(kPrintfArguments) + " values (CUDA's printf limit)");
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    Expr& value = *e.args[i];
+    if (value.kind == ExprKind::String) continue;  // written into the format
+    const Type& type = visit(value);
+    if (is_complex(type))
+      fail(start_of(value), "print() in a kernel cannot print " + to_string(type) + " values, as Numba's CUDA target "
+                            "cannot: print their .real and .imag");
+    if (!is_number(type))
+      fail(start_of(value), "print() in a kernel prints numbers, bools and string literals, not " + to_string(type));
+  }
+  fn_.prints = true;
+  return type_of_kind(TypeKind::Void);
 }
 
 namespace {

@@ -60,7 +60,8 @@ Type Checker::visit_kind(Expr& e) {
     case ExprKind::Float: return Type::scalar(e.imaginary ? DType::Complex128 : DType::Float64, true);
     case ExprKind::Bool: return Type::scalar(DType::Bool);
     case ExprKind::None: fail(e.loc, "None is not supported here: kernel values are numbers, tuples and arrays");
-    case ExprKind::String: fail(e.loc, "strings are not supported in kernels");  // parse() rejects them first
+    case ExprKind::String:  // parse() rejects them outside raise statements and print()
+      fail(e.loc, "a string in a kernel can only be a value print() prints, or the message of an exception raised");
     case ExprKind::Name: return visit_name(e);
     case ExprKind::Attribute: return visit_attribute(e);
     case ExprKind::Subscript: return visit_subscript(e);

@@ -186,6 +186,7 @@ class Checker {
   Type new_array(Expr& e, const Builtin& b);
   void add_array_bytes(bool shared, int64_t bytes, SourceLoc where);
   Type atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args);
+  Type print(Expr& e);
   std::vector<Expr*> arguments(Expr& call, size_t min, size_t max);
   const Type& number(const Expr& e, const std::string& what) const;  // a real number
   const Type& real_or_complex(const Expr& e, const std::string& what) const;

@@ -93,7 +93,8 @@ class Parser {
   const SourceText& source_;
   std::vector<Token> tokens_;
   size_t index_ = 0;
-  bool in_raise_ = false;  // strings are values only in a raise statement (an exception's message)
+  // Strings are values only in a raise statement (an exception's message) and in the arguments of print().
+  bool strings_allowed_ = false;
   int loop_depth_ = 0;  // for 'break'/'continue' outside a loop, which Python rejects at compile time
   int expression_depth_ = 0;  // the descent's recursion into subexpressions
   int block_depth_ = 0;       // blocks entered, each elif counting as one
@@ -328,9 +329,9 @@ class Parser {
       next();
       if (at_statement_end()) fail(token, "a bare 'raise' (re-raising) is not supported in jiasu kernels");
       auto stmt = std::make_unique<Stmt>(StmtKind::Raise, loc);
-      in_raise_ = true;
+      strings_allowed_ = true;
       stmt->value = parse_expression();
-      in_raise_ = false;
+      strings_allowed_ = false;
       if (at_keyword("from")) fail(peek(), unsupported("raise ... from"));
       return stmt;
     }
@@ -645,6 +646,8 @@ class Parser {
   // callee(positional..., name=value...): the callee is args[0].
   ExprPtr parse_call(ExprPtr callee) {
     auto call = make_expr(ExprKind::Call, next().loc);
+    const bool strings_were_allowed = strings_allowed_;
+    if (callee->kind == ExprKind::Name && callee->name == "print") strings_allowed_ = true;  // check() says which
     call->args.push_back(std::move(callee));
     while (!at_op(")")) {
       const Token& token = peek();
@@ -666,6 +669,7 @@ class Parser {
       if (!accept_op(",")) break;
     }
     expect_op(")", "expected ',' or ')'");
+    strings_allowed_ = strings_were_allowed;
     return finish(std::move(call));
   }
 
@@ -742,7 +746,7 @@ class Parser {
       case TokenKind::String: {
         if (token.text.find_first_of("fF") < token.text.find_first_of("'\""))
           fail(token, "f-strings are not supported in jiasu kernels");
-        if (!in_raise_) fail(token, "strings are not supported in jiasu kernels");
+        if (!strings_allowed_) fail(token, "strings are not supported in jiasu kernels");
         auto literal = make_expr(ExprKind::String, token.loc);  // a message: check() says where it may be
         while (peek().kind == TokenKind::String) literal->name += string_value(next().text);
         return literal;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdio>
 #include <cstddef>
+#include <cstdio>
 #include <utility>
 
 #include "emit/runtime/array_abi.h"
@@ -212,7 +212,15 @@ void KernelLauncher::run_host(Specialization& spec, const LaunchConfig& config, 
     block = {256, 1, 1};
     grid = forall_grid(config.forall, 256);
   }
-  spec.host_kernel().launch(grid, block, params.pointers.data(), config.shared_bytes);
+  if (!spec.prints()) return spec.host_kernel().launch(grid, block, params.pointers.data(), config.shared_bytes);
+  // The kernel's printf calls wrote to C's stdout: its lines come out now, before the caller's next output.
+  try {
+    spec.host_kernel().launch(grid, block, params.pointers.data(), config.shared_bytes);
+  } catch (...) {
+    std::fflush(stdout);
+    throw;
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace jiasu

@@ -14,6 +14,12 @@ std::vector<bool> written_params(const fe::Function& kernel) {
   return written;
 }
 
+bool any_prints(const fe::Program& program) {
+  for (const auto& fn : program.functions)
+    if (fn->prints) return true;
+  return false;
+}
+
 }  // namespace
 
 Specialization::Specialization(std::string key, fe::Program program, bool debug)
@@ -22,6 +28,7 @@ Specialization::Specialization(std::string key, fe::Program program, bool debug)
       debug_(debug),
       emitted_(emit::emit_cuda(program_, debug)),
       written_(written_params(program_.kernel())),
+      prints_(any_prints(program_)),
       module_(emitted_.source, {}, cuda_file_name(program_.sources.back()->source)) {}
 
 const emit::EmittedKernel& Specialization::host_emitted_locked() {

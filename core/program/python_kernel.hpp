@@ -29,6 +29,8 @@ class Specialization {
   const std::vector<bool>& written() const { return written_; }
   // Whether the CUDA build records a raise in `jiasu_device_error` for the launch to report.
   bool device_errors() const { return emitted_.device_errors; }
+  // Whether the kernel or a device function it calls prints: its CPU launches flush C's stdout at the end.
+  bool prints() const { return prints_; }
   // Compiled and loaded for `device` on first use.
   Kernel& kernel(int device);
   SourceModule& module() { return module_; }
@@ -46,6 +48,7 @@ class Specialization {
   const emit::EmittedKernel& host_emitted_locked();
   emit::EmittedKernel emitted_;
   std::vector<bool> written_;
+  bool prints_;
   SourceModule module_;
   std::atomic<Kernel*> last_kernel_{nullptr};  // the launch path's cache; module_ owns the kernels
 };

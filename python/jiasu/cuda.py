@@ -318,10 +318,10 @@ def vectorize(func_or_signatures=None, **options):
 
 # Numba-CUDA's names jiasu does not serve yet: using one says so (other unknown names are AttributeErrors).
 _UNSERVED = {
-    "mapped_array": "mapped host memory", "managed_array": "managed memory", "cg": "cooperative groups", "guvectorize":
-    "generalized ufuncs", "external_stream": "streams made outside jiasu",
-    "libdevice": "libdevice's functions by name", "compile_ptx": "Numba's PTX compiler (use jiasu's "
-    "inspect_ptx)", "compile": "Numba's compiler", "list_devices": "list_devices (use cuda.gpus)",
+    "mapped_array": "mapped host memory", "managed_array": "managed memory", "cg": "cooperative groups",
+    "guvectorize": "generalized ufuncs", "external_stream": "streams made outside jiasu",
+    "compile_ptx": "Numba's PTX compiler (use jiasu's inspect_ptx)", "compile": "Numba's compiler",
+    "list_devices": "list_devices (use cuda.gpus)",
     "current_context": "CUDA contexts", "require_context": "CUDA contexts", "close": "closing the context",
     "per_thread_default_stream": "the per-thread default stream", "legacy_default_stream": "the legacy default stream",
 }
@@ -331,7 +331,7 @@ def __getattr__(name):
     if name in _TYPE_NAMES or name in _ALIASES:
         import numpy as np
         value = getattr(np, _ALIASES.get(name, name))
-    elif name in _jiasu._kernel_names():  # cuda.grid, cuda.atomic, cuda.fp16, ...: the kernel language's names
+    elif name in _jiasu._kernel_names():  # cuda.grid, cuda.atomic, cuda.fp16, cuda.libdevice, ...: kernel names
         value = _jiasu._kernel_names()[name]
     elif name == "random":
         from jiasu import cuda_random as value

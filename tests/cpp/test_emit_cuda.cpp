@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "emit_cuda_test_support.hpp"
 #include "frontend_test_support.hpp"
 #include "array/array.hpp"
 #include "emit/emit.hpp"
@@ -24,54 +25,7 @@
 namespace jiasu {
 namespace {
 
-// ---------------------------------------------------------------------------------------------------
-// Emitted kernels, compiled to PTX for sm_90 by the real NVRTC.
-
-using fe::GlobalValue;
-using fe::Type;
-
-using namespace testing;  // the kernel builders: python(), array(), scalar(), ...
-
-std::string numbered(const std::string& text) {
-  std::string out;
-  int line = 1;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    out += std::to_string(line++) + "\t" + text.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return out;
-}
-
-class EmitCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
-  }
-
-  // Checks and emits `text` for `signature`, compiles it to PTX and checks the kernel entry is there.
-  // Returns the generated code after the runtime header.
-  std::string compile(const std::string& text, const std::vector<Type>& signature, Globals globals = {}) {
-    fe::Program program = fe::check(python(text, std::move(globals)), signature);
-    emit::EmittedKernel kernel = emit::emit_cuda(program);
-    CudaCompileRequest request;
-    request.source = kernel.source;
-    request.kind = CodeKind::Ptx;
-    request.arch = 90;
-    try {
-      CompiledCode code = compile_cuda(request, nullptr);
-      EXPECT_NE(code.image.find(".entry " + kernel.entry_name + "("), std::string::npos) << code.image;
-      EXPECT_EQ(code.log.find("warning"), std::string::npos) << code.log;
-    } catch (const NvrtcError& e) {
-      ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << numbered(kernel.source);
-    }
-    return kernel.source.substr(emit::cuda_runtime_header().size());
-  }
-};
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using namespace emit_test;
 
 TEST_F(EmitCuda, TheSeedKernel) {
   std::string code = compile(

@@ -87,6 +87,12 @@ int main() {
   CHECK(isfinite_(2.0f), true);  CHECK(sqrt_(2.0), 1.4142135623730951);  CHECK(sqrt_(-1.0), nan_);
   CHECK(fmod_(-7.5, 2.0), -1.5);  CHECK(copysign_(3.0f, -0.0f), -3.0f);  CHECK(fma_(2.0, 3.0, 1.0), 7.0);
   CHECK(inf<float>(), std::numeric_limits<float>::infinity());  CHECK(isnan_(nan<double>()), true);
+  // libdevice's functions that no math row gives: the roundings keep the float type, round goes half away from zero
+  CHECK(libdevice::round_(2.5), 3.0);  CHECK(libdevice::round_(-2.5f), -3.0f);  CHECK(libdevice::rint_(2.5), 2.0);
+  CHECK(libdevice::floor_(-2.5f), -3.0f);  CHECK(libdevice::ceil_(-0.5), -0.0);  CHECK(libdevice::trunc_(7.9f), 7.0f);
+  CHECK(libdevice::fdim_(1.0, 3.0), 0.0);  CHECK(libdevice::fdim_(3.0f, 1.0f), 2.0f);  CHECK(libdevice::fmax_(nan_, 1.0), 1.0);
+  CHECK(libdevice::fmin_(2.0f, -1.0f), -1.0f);  CHECK(libdevice::rsqrt_(4.0), 0.5);  CHECK(libdevice::rsqrt_(0.25f), 2.0f);
+  CHECK(libdevice::exp10_(3.0), 1000.0);  CHECK(libdevice::exp10_(2.0f), 100.0f);  CHECK(libdevice::fdivide_(1.0f, 4.0f), 0.25f);
   // arrays: row-major offsets, byte strides, negative indices from the end
   float data[6] = {0, 1, 2, 3, 4, 5};
   ArrayC<float, 2> c = {data, {2, 3}};

@@ -147,6 +147,38 @@ def test_numba_names_jiasu_does_not_serve_raise_not_implemented(tmp_path, each_b
     assert "NotImplementedError: numba.jit (Numba's CPU compiler) is not served by jiasu" in done.stderr
 
 
+PRINTS_WITH_LIBDEVICE = '''\
+import numpy as np
+from numba import cuda
+from numba.cuda import libdevice
+
+@cuda.jit
+def roots(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = libdevice.sqrtf(x[i]) + libdevice.fast_expf(x[i]) - libdevice.exp(x[i])
+        if i == 0:
+            print("roots of", x.size, "values:", x[3], x[1] < 2.0, "100%")
+
+print("before")
+x = np.arange(4, dtype=np.float32)
+out = np.zeros_like(x)
+roots[1, 32](x, out)
+cuda.synchronize()
+print("after", np.allclose(out, np.sqrt(x), rtol=1e-5, atol=1e-4))
+'''
+
+
+def test_numba_code_prints_and_calls_libdevice(tmp_path, each_backend):
+    # stdout is a pipe here, so Python's print buffers: on the CPU backend the kernel's line still comes between
+    # the script's own lines; on a GPU it comes when the script synchronises, before Python flushes at exit.
+    done = run_numba_script(tmp_path, PRINTS_WITH_LIBDEVICE, backend=each_backend)
+    assert done.returncode == 0, done.stderr
+    lines = ["before", "roots of 4 values: 3.000000 True 100%", "after True"]
+    got = done.stdout.splitlines()
+    assert got == lines if each_backend == "cpu" else sorted(got) == sorted(lines)
+
+
 EXEC_MADE = '''\
 from numba import cuda
 import numpy as np

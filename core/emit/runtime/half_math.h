@@ -15,12 +15,8 @@ namespace jiasu {
     return cast<__nv_bfloat16>(name##_(widen(x), widen(y))); \
   }
 #define JIASU_BUILTIN(id, path, rule, cuda, host)
-#define JIASU_MATH_BUILTIN(id, name, rule) JIASU_HALF_##rule(name)
-#define JIASU_HALF_FloatMath1 JIASU_HALF_MATH1
-#define JIASU_HALF_FloatMath2 JIASU_HALF_MATH2
+#define JIASU_MATH_BUILTIN(id, name, arity) JIASU_HALF_MATH##arity(name)
 #include "frontend/builtins.def"
-#undef JIASU_HALF_FloatMath1
-#undef JIASU_HALF_FloatMath2
 #undef JIASU_MATH_BUILTIN
 #undef JIASU_BUILTIN
 JIASU_HALF_MATH1(tgamma)

@@ -111,12 +111,8 @@ JIASU_FN T wrapping_negate(T v) {
   JIASU_FN double name##_(double x, double y) { return ::name(x, y); }
 // One overload pair per math row of builtins.def (the list of math functions lives there alone).
 #define JIASU_BUILTIN(id, path, rule, cuda, host)
-#define JIASU_MATH_BUILTIN(id, name, rule) JIASU_MATH_##rule(name)
-#define JIASU_MATH_FloatMath1 JIASU_MATH1
-#define JIASU_MATH_FloatMath2 JIASU_MATH2
+#define JIASU_MATH_BUILTIN(id, name, arity) JIASU_MATH##arity(name)
 #include "frontend/builtins.def"
-#undef JIASU_MATH_FloatMath1
-#undef JIASU_MATH_FloatMath2
 #undef JIASU_MATH_BUILTIN
 #undef JIASU_BUILTIN
 JIASU_MATH1(tgamma)  // math.gamma
@@ -146,6 +142,30 @@ JIASU_MATH1(ceil)
 JIASU_MATH1(trunc)
 JIASU_MATH1(rint)
 }  // namespace detail
+
+// ---- Numba's cuda.libdevice functions that no math row gives (builtins.def's JIASU_LIBDEVICE_BUILTIN rows), as
+// libdevice computes them: floor, ceil, trunc, rint and round keep the float type, round rounds half away from
+// zero (C's round; Python's round is round_ below).
+namespace libdevice {
+using detail::floor_;
+using detail::ceil_;
+using detail::trunc_;
+using detail::rint_;
+JIASU_MATH1(round)
+JIASU_MATH2(fdim)
+JIASU_MATH2(fmax)
+JIASU_MATH2(fmin)
+#ifdef __CUDACC__
+JIASU_MATH1(rsqrt)
+JIASU_MATH1(exp10)
+#else  // C has neither
+JIASU_FN float rsqrt_(float x) { return 1.0f / ::sqrtf(x); }
+JIASU_FN double rsqrt_(double x) { return 1.0 / ::sqrt(x); }
+JIASU_FN float exp10_(float x) { return ::powf(10.0f, x); }
+JIASU_FN double exp10_(double x) { return ::pow(10.0, x); }
+#endif
+JIASU_FN float fdivide_(float x, float y) { return x / y; }  // fast_fdividef on the CPU backend
+}  // namespace libdevice
 
 template <typename T>
 JIASU_FN long long floor_(T x) {
