@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 from jiasu import cuda_random
 from jiasu._core import Array, Device, Event, KernelFunction, Stream
 from jiasu._host_memory import HostDeviceArray
-from jiasu._kernel import DeviceFunction, SignatureKernel
+from jiasu._kernel import DeviceFunction, ExternalFunction, SignatureKernel
 
 _Shape = int | Sequence[int]
 _Kernel = KernelFunction | SignatureKernel
@@ -150,12 +150,115 @@ class _Fp16:
 
 fp16: _Fp16
 
+# Numba's vector types: cuda.float32x4(a, b, c, d) is a namedtuple with fields x, y, z, w, made from numbers and
+# other vectors, whose components it takes in order.
+class _Vector:
+    x: Any
+    y: Any
+    z: Any
+    w: Any
+
+class _VectorType:
+    def __call__(self, *components: Any) -> _Vector: ...
+
+int8x1: _VectorType
+int8x2: _VectorType
+int8x3: _VectorType
+int8x4: _VectorType
+int16x1: _VectorType
+int16x2: _VectorType
+int16x3: _VectorType
+int16x4: _VectorType
+int32x1: _VectorType
+int32x2: _VectorType
+int32x3: _VectorType
+int32x4: _VectorType
+int64x1: _VectorType
+int64x2: _VectorType
+int64x3: _VectorType
+int64x4: _VectorType
+uint8x1: _VectorType
+uint8x2: _VectorType
+uint8x3: _VectorType
+uint8x4: _VectorType
+uint16x1: _VectorType
+uint16x2: _VectorType
+uint16x3: _VectorType
+uint16x4: _VectorType
+uint32x1: _VectorType
+uint32x2: _VectorType
+uint32x3: _VectorType
+uint32x4: _VectorType
+uint64x1: _VectorType
+uint64x2: _VectorType
+uint64x3: _VectorType
+uint64x4: _VectorType
+float32x1: _VectorType
+float32x2: _VectorType
+float32x3: _VectorType
+float32x4: _VectorType
+float64x1: _VectorType
+float64x2: _VectorType
+float64x3: _VectorType
+float64x4: _VectorType
+char1: _VectorType
+char2: _VectorType
+char3: _VectorType
+char4: _VectorType
+short1: _VectorType
+short2: _VectorType
+short3: _VectorType
+short4: _VectorType
+int1: _VectorType
+int2: _VectorType
+int3: _VectorType
+int4: _VectorType
+long1: _VectorType
+long2: _VectorType
+long3: _VectorType
+long4: _VectorType
+longlong1: _VectorType
+longlong2: _VectorType
+longlong3: _VectorType
+longlong4: _VectorType
+uchar1: _VectorType
+uchar2: _VectorType
+uchar3: _VectorType
+uchar4: _VectorType
+ushort1: _VectorType
+ushort2: _VectorType
+ushort3: _VectorType
+ushort4: _VectorType
+uint1: _VectorType
+uint2: _VectorType
+uint3: _VectorType
+uint4: _VectorType
+ulong1: _VectorType
+ulong2: _VectorType
+ulong3: _VectorType
+ulong4: _VectorType
+ulonglong1: _VectorType
+ulonglong2: _VectorType
+ulonglong3: _VectorType
+ulonglong4: _VectorType
+float1: _VectorType
+float2: _VectorType
+float3: _VectorType
+float4: _VectorType
+double1: _VectorType
+double2: _VectorType
+double3: _VectorType
+double4: _VectorType
+
 # The decorator.
 @overload
 def jit(func_or_sig: Callable[..., Any], /) -> _Kernel: ...
 @overload
-def jit(func_or_sig: Any = None, device: bool = False, debug: bool = False, link: Sequence[str] = (),
+def jit(func_or_sig: Any = None, device: bool = False, debug: bool = False, link: str | Sequence[str] = (),
         **options: Any) -> Callable[[Callable[..., Any]], _Kernel | DeviceFunction]: ...
+
+def declare_device(name: str, sig: Any, link: str | Sequence[str] | None = None, use_cooperative: bool = False,
+                   abi: str = "numba") -> ExternalFunction: ...
 
 # Kernel arguments.
 def In(ary: Any) -> Any: ...
