@@ -86,6 +86,13 @@ bool python_number(PyObject* o, size_t index, const std::string& kernel, LaunchA
 
 bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a);
 
+// A NumPy array of a subclass whose memory the GPU reads and writes in place (jiasu.cuda.mapped_array and
+// managed_array), which says so with __cuda_array_interface__: a GPU launch passes it by its device address, as
+// any such object, instead of staging it. Plain NumPy arrays are not asked: their launches cost nothing more.
+bool in_device_memory(PyObject* o) {
+  return Py_TYPE(o) != numpy_ndarray_type() && nb::hasattr(nb::handle(o), "__cuda_array_interface__");
+}
+
 // A tuple (or namedtuple) of scalars and of such tuples: packed as the kernel's struct of it.
 LaunchArgument tuple_argument(PyObject* o, size_t index, const std::string& kernel) {
   std::vector<LaunchArgument> items(static_cast<size_t>(PyTuple_GET_SIZE(o)));
@@ -431,9 +438,11 @@ class KernelFunction {
     append_argument_key(scratch.key, a);
   }
 
-  // A GPU launch's argument that is neither a jiasu array nor a scalar: a NumPy array, staged, or device memory.
+  // A GPU launch's argument that is neither a jiasu array nor a scalar: a NumPy array, staged, or device memory
+  // (a NumPy array in mapped or managed memory among it).
   const Array& other_array(nb::handle value, size_t index, Scratch& scratch, int device, bool& read_only) {
-    if (numpy_ndarray_type() && PyObject_TypeCheck(value.ptr(), numpy_ndarray_type())) {
+    PyObject* o = value.ptr();
+    if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()) && !in_device_memory(o)) {
       warn_numpy_once();
       return stage(value, index, scratch, device, read_only);
     }

@@ -1,5 +1,6 @@
-// Devices, streams, events, pinned memory, library discovery and run-time compilation.
+// Devices, streams, events, pinned and mapped host memory, library discovery and run-time compilation.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include "common.hpp"
@@ -55,6 +56,16 @@ nb::dict library_report(const std::string& name) {
   out["source"] = r.library.source;
   out["version"] = r.version;
   return out;
+}
+
+// NumPy's view of `bytes` bytes of host memory, as uint8 (np.asarray(obj) of an object exporting it).
+nb::dict host_bytes_interface(void* data, size_t bytes) {
+  nb::dict d;
+  d["shape"] = nb::make_tuple(bytes);
+  d["typestr"] = "|u1";
+  d["data"] = nb::make_tuple(reinterpret_cast<uintptr_t>(data), false);
+  d["version"] = 3;
+  return d;
 }
 
 }  // namespace
@@ -260,13 +271,22 @@ void bind_runtime(nb::module_& m) {
       .def(nb::init<size_t>(), nb::arg("nbytes"))
       .def_prop_ro("ptr", [](const PinnedBuffer& b) { return reinterpret_cast<uintptr_t>(b.data()); })
       .def_prop_ro("nbytes", &PinnedBuffer::bytes)
-      .def_prop_ro("__array_interface__", [](const PinnedBuffer& b) {
-        nb::dict d;
-        d["shape"] = nb::make_tuple(b.bytes());
-        d["typestr"] = "|u1";
-        d["data"] = nb::make_tuple(reinterpret_cast<uintptr_t>(b.data()), false);
-        d["version"] = 3;
-        return d;
+      .def_prop_ro("__array_interface__", [](const PinnedBuffer& b) { return host_bytes_interface(b.data(), b.bytes()); });
+
+  nb::class_<HostDeviceMemory>(m, "HostDeviceMemory",
+                               "Host memory that kernels use in place: mapped into the GPU's address space, or managed.")
+      .def_static("mapped", &HostDeviceMemory::mapped, nb::arg("nbytes"), nb::arg("portable") = false,
+                  nb::arg("write_combined") = false, "Page-locked host memory mapped into the current GPU's address space.")
+      .def_static("managed", &HostDeviceMemory::managed, nb::arg("nbytes"), nb::arg("attach_global") = true,
+                  "Managed memory, which the driver moves between host and the current GPU on demand.")
+      .def_prop_ro("ptr", [](const HostDeviceMemory& b) { return reinterpret_cast<uintptr_t>(b.host()); },
+                   "The host address.")
+      .def_prop_ro("device_ptr", [](const HostDeviceMemory& b) { return static_cast<uintptr_t>(b.device_ptr()); },
+                   "The address kernels use.")
+      .def_prop_ro("nbytes", &HostDeviceMemory::bytes)
+      .def_prop_ro("device", [](const HostDeviceMemory& b) { return Device{b.device()}; })
+      .def_prop_ro("__array_interface__", [](const HostDeviceMemory& b) {
+        return host_bytes_interface(b.host(), b.bytes());
       });
 }
 

@@ -76,6 +76,8 @@ void query(DeviceProperties& p, int ordinal) {
   p.memory_clock_rate_khz = attr(cu::kMemoryClockRate);
   p.memory_bus_width = attr(cu::kGlobalMemoryBusWidth);
   p.memory_pools_supported = attr(cu::kMemoryPoolsSupported) != 0;
+  p.can_map_host_memory = attr(cu::kCanMapHostMemory) != 0;
+  p.managed_memory = attr(cu::kManagedMemory) != 0;
 }
 
 }  // namespace

@@ -33,6 +33,8 @@ struct DeviceProperties {
   int memory_clock_rate_khz = 0;
   int memory_bus_width = 0;
   bool memory_pools_supported = false;
+  bool can_map_host_memory = false;  // mapped host memory (cuda.mapped_array)
+  bool managed_memory = false;       // cuMemAllocManaged
   int arch() const { return compute_capability_major * 10 + compute_capability_minor; }
 };
 

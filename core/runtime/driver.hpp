@@ -40,6 +40,7 @@ enum DeviceAttribute : int {
   kMaxRegistersPerBlock = 12,
   kClockRate = 13,
   kMultiprocessorCount = 16,
+  kCanMapHostMemory = 19,
   kMemoryClockRate = 36,
   kGlobalMemoryBusWidth = 37,
   kL2CacheSize = 38,
@@ -47,6 +48,7 @@ enum DeviceAttribute : int {
   kComputeCapabilityMajor = 75,
   kComputeCapabilityMinor = 76,
   kMaxSharedMemoryPerMultiprocessor = 81,
+  kManagedMemory = 83,
   kMaxRegistersPerMultiprocessor = 82,
   kMaxSharedMemoryPerBlockOptin = 97,
   kMaxBlocksPerMultiprocessor = 106,
@@ -65,6 +67,10 @@ constexpr int kMempoolAttrReleaseThreshold = 4;
 constexpr int kPointerAttrMemoryType = 2;
 constexpr int kPointerAttrDeviceOrdinal = 9;
 constexpr unsigned kMemHostAllocPortable = 0x01;
+constexpr unsigned kMemHostAllocDeviceMap = 0x02;
+constexpr unsigned kMemHostAllocWriteCombined = 0x04;
+constexpr unsigned kMemAttachGlobal = 0x1;
+constexpr unsigned kMemAttachHost = 0x2;
 constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr unsigned kEventDisableTiming = 0x2;
 inline void* const kLaunchParamEnd = reinterpret_cast<void*>(0x00);

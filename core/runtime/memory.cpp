@@ -140,17 +140,76 @@ int pointer_device(cu::CUdeviceptr ptr) {
   return ordinal;
 }
 
-PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
-  activate(current_device());
-  cu::CUresult r = cu::driver().cuMemHostAlloc(&data_, bytes ? bytes : 1, cu::kMemHostAllocPortable);
+namespace {
+
+// The driver's result of a host memory allocation of `bytes` (`what`: its kind, for the message).
+void check_host_allocation(cu::CUresult r, size_t bytes, const char* what, const char* call) {
   if (r == cu::CUDA_ERROR_OUT_OF_MEMORY)
     throw OutOfMemoryError(r, "CUDA_ERROR_OUT_OF_MEMORY",
-                           "cannot allocate " + std::to_string(bytes) + " bytes of pinned host memory");
-  cu::check(r, "cuMemHostAlloc");
+                           "cannot allocate " + std::to_string(bytes) + " bytes of " + what);
+  cu::check(r, call);
+}
+
+// Raises CUDA_ERROR_NOT_SUPPORTED naming what the device lacks.
+void require_support(bool supported, int device, const std::string& what) {
+  if (!supported)
+    throw CudaError(cu::CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED",
+                    "device " + std::to_string(device) + " (" + device_properties(device).name + ") does not support " +
+                        what);
+}
+
+}  // namespace
+
+PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
+  activate(current_device());
+  check_host_allocation(cu::driver().cuMemHostAlloc(&data_, bytes ? bytes : 1, cu::kMemHostAllocPortable), bytes,
+                        "pinned host memory", "cuMemHostAlloc");
 }
 
 PinnedBuffer::~PinnedBuffer() {
   if (data_) cu::driver().cuMemFreeHost(data_);
+}
+
+std::unique_ptr<HostDeviceMemory> HostDeviceMemory::mapped(size_t bytes, bool portable, bool write_combined) {
+  const int device = current_device();
+  require_support(device_properties(device).can_map_host_memory, device, "mapped host memory");
+  activate(device);
+  const auto& d = cu::driver();
+  const unsigned flags = cu::kMemHostAllocDeviceMap | (portable ? cu::kMemHostAllocPortable : 0) |
+                         (write_combined ? cu::kMemHostAllocWriteCombined : 0);
+  void* host = nullptr;
+  check_host_allocation(d.cuMemHostAlloc(&host, bytes ? bytes : 1, flags), bytes, "mapped host memory",
+                        "cuMemHostAlloc");
+  cu::CUdeviceptr device_ptr = 0;
+  if (cu::CUresult r = d.cuMemHostGetDevicePointer(&device_ptr, host, 0); r != cu::CUDA_SUCCESS) {
+    d.cuMemFreeHost(host);
+    cu::check(r, "cuMemHostGetDevicePointer");
+  }
+  return std::unique_ptr<HostDeviceMemory>(new HostDeviceMemory(host, device_ptr, bytes, device, false));
+}
+
+std::unique_ptr<HostDeviceMemory> HostDeviceMemory::managed(size_t bytes, bool attach_global) {
+  const int device = current_device();
+  require_support(device_properties(device).managed_memory, device, "managed memory");
+  activate(device);
+  cu::CUdeviceptr ptr = 0;
+  check_host_allocation(cu::driver().cuMemAllocManaged(&ptr, bytes ? bytes : 1,
+                                                       attach_global ? cu::kMemAttachGlobal : cu::kMemAttachHost),
+                        bytes, "managed memory", "cuMemAllocManaged");
+  return std::unique_ptr<HostDeviceMemory>(
+      new HostDeviceMemory(reinterpret_cast<void*>(ptr), ptr, bytes, device, true));
+}
+
+HostDeviceMemory::~HostDeviceMemory() {
+  try {
+    activate(device_);
+    if (managed_)
+      cu::driver().cuMemFree(device_ptr_);
+    else
+      cu::driver().cuMemFreeHost(host_);
+  } catch (const Error&) {
+    // At interpreter exit the driver may already be shut down; nothing is left to free then.
+  }
 }
 
 // Synchronous copies of pageable host memory (1 MiB and more by default) go through the staging engine,

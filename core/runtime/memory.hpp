@@ -82,6 +82,33 @@ class PinnedBuffer {
   size_t bytes_ = 0;
 };
 
+// Host memory that kernels on `device()` read and write in place, with no copies (Numba's mapped_array and
+// managed_array): page-locked host memory mapped into the device's address space (`portable`: page-locked
+// for every context; `write_combined`: faster for the device to read, very slow for the host to read), or
+// managed memory, which the driver moves between host and device on demand (`attach_global`: any stream
+// may use it at once; else the host alone until a stream is attached). Made on the current device.
+class HostDeviceMemory {
+ public:
+  static std::unique_ptr<HostDeviceMemory> mapped(size_t bytes, bool portable, bool write_combined);
+  static std::unique_ptr<HostDeviceMemory> managed(size_t bytes, bool attach_global);
+  ~HostDeviceMemory();
+  HostDeviceMemory(const HostDeviceMemory&) = delete;
+  HostDeviceMemory& operator=(const HostDeviceMemory&) = delete;
+  void* host() const { return host_; }
+  cu::CUdeviceptr device_ptr() const { return device_ptr_; }  // the host bytes' address in kernels
+  size_t bytes() const { return bytes_; }
+  int device() const { return device_; }
+
+ private:
+  HostDeviceMemory(void* host, cu::CUdeviceptr device_ptr, size_t bytes, int device, bool managed)
+      : host_(host), device_ptr_(device_ptr), bytes_(bytes), device_(device), managed_(managed) {}
+  void* host_;
+  cu::CUdeviceptr device_ptr_;
+  size_t bytes_;
+  int device_;
+  bool managed_;
+};
+
 // Page-locks ordinary host memory in place so that copies from and to it run at DMA speed with no
 // staging. Registrations count against a budget (JIASU_PIN_HOST_BYTES, default 1 GiB) so a program cannot
 // lock most of the machine's memory by accident. Returns false (and changes nothing) when the budget is

@@ -41,7 +41,7 @@ set_backend = _core.set_backend
 class backend:
     """``with jiasu.backend("cpu"): ...`` runs the block on that backend, then restores the previous one."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self._name = name
         self._previous = []
 
@@ -55,22 +55,22 @@ class backend:
         return False
 
 
-def is_available():
+def is_available() -> bool:
     """True when a CUDA driver and at least one GPU are usable."""
     return _core.device_count() > 0
 
 
-def devices():
+def devices() -> list[Device]:
     """Every visible CUDA device (an empty list without a driver or GPU)."""
     return [Device(i) for i in range(_core.device_count())]
 
 
-def get_device():
+def get_device() -> Device:
     """The device of the active backend: this thread's current GPU, or the CPU device."""
     return Device(None)
 
 
-def set_device(device):
+def set_device(device: int | Device) -> None:
     _core.set_device(device if isinstance(device, int) else device.id)
 
 

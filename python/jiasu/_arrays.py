@@ -2,19 +2,32 @@
 
 NumPy is imported inside the functions that need it, so that `import jiasu` stays fast.
 """
+from __future__ import annotations
+
 from . import _core
+
+TYPE_CHECKING = False  # typing's own, without importing typing at `import jiasu`
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy
+    from numpy.typing import ArrayLike, DTypeLike
+
+    Shape = int | Sequence[int]
+    DeviceLike = str | int | Device | None
 
 Array = _core.Array
 Device = _core.Device
 
 
-def empty(shape, dtype="float64", device=None, order="C"):
+def empty(shape: Shape, dtype: DTypeLike = "float64", device: DeviceLike = None, order: str = "C") -> Array:
     """An uninitialised array on ``device``: 'cpu', 'cuda', 'cuda:N', a GPU ordinal or a jiasu.Device
     (default: the active backend's device, see jiasu.set_backend); ``order`` 'C' (row-major) or 'F'."""
     return _core.empty(shape, dtype, device, order)
 
 
-def full(shape, fill_value, dtype=None, device=None, order="C"):
+def full(shape: Shape, fill_value: complex, dtype: DTypeLike = None, device: DeviceLike = None,
+         order: str = "C") -> Array:
     import numpy as np
 
     if dtype is None:
@@ -24,27 +37,27 @@ def full(shape, fill_value, dtype=None, device=None, order="C"):
     return out
 
 
-def zeros(shape, dtype="float64", device=None, order="C"):
+def zeros(shape: Shape, dtype: DTypeLike = "float64", device: DeviceLike = None, order: str = "C") -> Array:
     return full(shape, 0, dtype, device, order)
 
 
-def ones(shape, dtype="float64", device=None, order="C"):
+def ones(shape: Shape, dtype: DTypeLike = "float64", device: DeviceLike = None, order: str = "C") -> Array:
     return full(shape, 1, dtype, device, order)
 
 
-def empty_like(a, dtype=None):
+def empty_like(a: Array | ArrayLike, dtype: DTypeLike = None) -> Array:
     return empty(a.shape, a.dtype if dtype is None else dtype, a.device if isinstance(a, Array) else None)
 
 
-def zeros_like(a, dtype=None):
+def zeros_like(a: Array | ArrayLike, dtype: DTypeLike = None) -> Array:
     return zeros(a.shape, a.dtype if dtype is None else dtype, a.device if isinstance(a, Array) else None)
 
 
-def ones_like(a, dtype=None):
+def ones_like(a: Array | ArrayLike, dtype: DTypeLike = None) -> Array:
     return ones(a.shape, a.dtype if dtype is None else dtype, a.device if isinstance(a, Array) else None)
 
 
-def full_like(a, fill_value, dtype=None):
+def full_like(a: Array | ArrayLike, fill_value: complex, dtype: DTypeLike = None) -> Array:
     return full(a.shape, fill_value, a.dtype if dtype is None else dtype, a.device if isinstance(a, Array) else None)
 
 
@@ -57,7 +70,7 @@ def _on_gpu(obj):
     return device is not None and device()[0] in (2, 13)
 
 
-def asarray(obj, dtype=None, device=None):
+def asarray(obj: object, dtype: DTypeLike = None, device: DeviceLike = None) -> Array:
     """A jiasu.Array from ``obj`` on ``device`` (default: where ``obj`` is, else the active backend's device).
 
     GPU objects (torch tensors, CuPy and Numba arrays, anything with ``__dlpack__`` or
@@ -84,12 +97,12 @@ def asarray(obj, dtype=None, device=None):
     return out
 
 
-def from_dlpack(x):
+def from_dlpack(x: object) -> Array:
     """A zero-copy jiasu.Array over a DLPack producer (GPU memory; host memory gives a CPU array)."""
     return _core.from_dlpack(x)
 
 
-def pinned_empty(shape, dtype="float64"):
+def pinned_empty(shape: Shape, dtype: DTypeLike = "float64") -> numpy.ndarray:
     """An uninitialised NumPy array in page-locked host memory (fast, asynchronous transfers)."""
     import numpy as np
 
@@ -111,27 +124,27 @@ stack = _core.stack
 ascontiguousarray = _core.ascontiguousarray
 
 
-def transpose(a, axes=None):
+def transpose(a: Array, axes: Sequence[int] | None = None) -> Array:
     return a.transpose(axes)
 
 
-def swapaxes(a, axis1, axis2):
+def swapaxes(a: Array, axis1: int, axis2: int) -> Array:
     return a.swapaxes(axis1, axis2)
 
 
-def squeeze(a, axis=None):
+def squeeze(a: Array, axis: int | Sequence[int] | None = None) -> Array:
     return a.squeeze(axis)
 
 
-def reshape(a, shape):
+def reshape(a: Array, shape: Shape) -> Array:
     return a.reshape(shape)
 
 
-def ravel(a):
+def ravel(a: Array) -> Array:
     return a.ravel()
 
 
-def copy(a):
+def copy(a: Array) -> Array:
     return a.copy()
 
 
@@ -140,7 +153,8 @@ def _from_host(values, device):
     return asarray(values, device=device)
 
 
-def arange(start, stop=None, step=None, dtype=None, device=None):
+def arange(start: float, stop: float | None = None, step: float | None = None, dtype: DTypeLike = None,
+           device: DeviceLike = None) -> Array:
     """NumPy's arange (the same values and dtype), on ``device``."""
     import numpy as np
 
@@ -148,14 +162,15 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
     return _from_host(np.arange(*args, dtype=dtype), device)
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+def linspace(start: float, stop: float, num: int = 50, endpoint: bool = True, dtype: DTypeLike = None,
+             device: DeviceLike = None) -> Array:
     """NumPy's linspace (the same values and dtype), on ``device``."""
     import numpy as np
 
     return _from_host(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype), device)
 
 
-def eye(N, M=None, k=0, dtype="float64", device=None):
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = "float64", device: DeviceLike = None) -> Array:
     """NumPy's eye: ones on the k-th diagonal of an N x M array, on ``device``."""
     import numpy as np
 

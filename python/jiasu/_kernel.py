@@ -3,11 +3,17 @@
 The C++ core parses and type-checks the source itself; Python only supplies the text, where it came from,
 and what the function's global names refer to (through ``resolve``).
 """
+from __future__ import annotations
+
 import builtins
 import sys
 import types
 
 from . import _core, _intrinsics
+
+TYPE_CHECKING = False  # typing's own, without importing typing at `import jiasu`
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 _NUMBER_TYPES = (bool, int, float)
 _MAX_CONSTANT_BYTES = 64 * 1024  # a NumPy array global is embedded in the kernel (CUDA's constant memory size)
@@ -190,7 +196,8 @@ def linked_paths(link):
     return tuple(out)
 
 
-def kernel(fn=None, *, debug=False, link=(), **options):
+def kernel(fn: Callable[..., object] | None = None, *, debug: bool = False, link: str | Sequence[str] = (),
+           **options: object) -> _core.KernelFunction | Callable[[Callable[..., object]], _core.KernelFunction]:
     """Compile a Python function into a kernel, launched as ``k[blocks, threads](args...)``.
 
     It runs on a GPU or, on the CPU backend, compiled for the host. ``debug=True`` makes the CPU build
@@ -209,7 +216,7 @@ def kernel(fn=None, *, debug=False, link=(), **options):
     return wrap if fn is None else wrap(fn)
 
 
-def func(fn):
+def func(fn: Callable[..., object]) -> DeviceFunction:
     """Mark a Python function as a device function, callable from kernels."""
     return DeviceFunction(fn)
 

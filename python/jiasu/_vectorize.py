@@ -3,11 +3,17 @@
 The function is written in jiasu's kernel language on numbers (docs/kernels.md) and compiled by the C++ core
 (core/ops/user_function) once per dtype signature and backend, through the disk cache.
 """
+from __future__ import annotations
+
 import functools
 import operator
 
 from . import _core
 from ._kernel import _Description
+
+TYPE_CHECKING = False  # typing's own, without importing typing at `import jiasu`
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def _arity(fn):
@@ -74,11 +80,11 @@ class Reduction:
         return f"<jiasu.reduce {self.__name__}>"
 
 
-def vectorize(fn=None):
+def vectorize(fn: Callable[..., object] | None = None) -> Vectorized | type[Vectorized]:
     """Make a scalar function an elementwise operation on jiasu arrays (see Vectorized)."""
     return Vectorized if fn is None else Vectorized(fn)
 
 
-def reduce(fn):  # noqa: A001 (functools' name, jiasu's meaning)
+def reduce(fn: Callable[[object, object], object]) -> Reduction:  # noqa: A001 (functools' name, jiasu's meaning)
     """Make an associative binary scalar function a reduction of jiasu arrays (see Reduction)."""
     return Reduction(fn)

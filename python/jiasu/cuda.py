@@ -5,6 +5,7 @@ Inside a kernel, ``cuda.X`` means what ``jiasu.X`` means (``cuda.grid(1)``, ``cu
 API on jiasu's arrays, streams and events. Differences from Numba are listed in docs/python-api.md.
 """
 import jiasu as _jiasu
+from jiasu._core import HostDeviceMemory as _HostMemory
 from jiasu._kernel import SignatureKernel as _SignatureKernel
 
 # Numba's scalar type names, as dtypes (they work in kernels, e.g. cuda.shared.array(32, cuda.float32)).
@@ -190,6 +191,32 @@ def pinned_array_like(ary):
     return pinned_array(ary.shape, ary.dtype)
 
 
+def mapped_array(shape, dtype="float64", strides=None, order="C", stream=0, portable=False, wc=False):
+    """A NumPy array in page-locked host memory mapped into the current GPU's address space: kernels read and
+    write it in place, with no copies (``portable``: page-locked for every context; ``wc``: write-combined, fast
+    for the GPU to read and slow for the host to read). Plain host memory on the CPU backend."""
+    return _host_memory_array("cuda.mapped_array", shape, dtype, strides, order, lambda nbytes: _HostMemory.mapped(
+        nbytes, portable, wc))
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    return mapped_array(ary.shape, ary.dtype, order="F" if _f_ordered(ary) else "C", portable=portable, wc=wc)
+
+
+def managed_array(shape, dtype="float64", strides=None, order="C", stream=0, attach_global=True):
+    """A NumPy array in managed memory, which the driver moves between the host and the current GPU on demand:
+    kernels read and write it in place, with no copies (``attach_global=False``: for the host alone until a stream
+    uses it). Plain host memory on the CPU backend."""
+    return _host_memory_array("cuda.managed_array", shape, dtype, strides, order, lambda nbytes: _HostMemory.managed(
+        nbytes, attach_global))
+
+
+def _host_memory_array(what, shape, dtype, strides, order, allocate):
+    from jiasu._host_memory import host_device_array
+
+    return host_device_array(what, shape, dtype, strides, order, None if _jiasu.get_backend() == "cpu" else allocate)
+
+
 def is_cuda_array(obj):
     return hasattr(obj, "__cuda_array_interface__")
 
@@ -318,8 +345,7 @@ def vectorize(func_or_signatures=None, **options):
 
 # Numba-CUDA's names jiasu does not serve yet: using one says so (other unknown names are AttributeErrors).
 _UNSERVED = {
-    "mapped_array": "mapped host memory", "managed_array": "managed memory", "cg": "cooperative groups",
-    "guvectorize": "generalized ufuncs", "external_stream": "streams made outside jiasu",
+    "cg": "cooperative groups", "guvectorize": "generalized ufuncs", "external_stream": "streams made outside jiasu",
     "compile_ptx": "Numba's PTX compiler (use jiasu's inspect_ptx)", "compile": "Numba's compiler",
     "list_devices": "list_devices (use cuda.gpus)",
     "current_context": "CUDA contexts", "require_context": "CUDA contexts", "close": "closing the context",

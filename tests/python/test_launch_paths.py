@@ -369,3 +369,33 @@ def test_foreign_device_arrays_are_read_once_per_launch(fake_driver, nvrtc, tmp_
     assert out[2].startswith("TypeError: argument 2 of kernel 'add': expected device memory"), out[2]
     assert out[3].startswith("TypeError: argument 2 of kernel 'add': __main__.BadDevice.__dlpack_device__() must "
                              "return (device_type, device_id), not ()"), out[3]
+
+
+def test_mapped_and_managed_arrays_are_passed_by_address(fake_driver, nvrtc, tmp_path):
+    """cuda.mapped_array and cuda.managed_array are NumPy arrays that kernels use in place: a launch passes their
+    device address (the stand-in's is the host address, as with unified addressing) and stages nothing, where
+    an array computed from one is ordinary host memory and is staged."""
+    out = run_with_fake(fake_driver, tmp_path, textwrap.dedent(READ_LAST_LAUNCH) + textwrap.dedent("""
+        from jiasu import cuda
+
+        for make in (cuda.mapped_array, cuda.managed_array):
+            a = make(10, np.float32)
+            interface = a.__cuda_array_interface__
+            print(type(a).__name__, cuda.is_cuda_array(a), interface["data"] == (a.ctypes.data, False),
+                  a.device_ctypes_pointer.value == a.ctypes.data)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                add[1, 32](a, a, a)
+                print(last_launch()[1] == packed(*[("Qq", a.ctypes.data, 10)] * 3), len(caught))
+                view = a[1::3]
+                add[1, 32](view, view, view)
+                print(last_launch()[1] == packed(*[("Qqq", a.ctypes.data + 4, 3, 12)] * 3), len(caught))
+                b = a + 1
+                add[1, 32](b, b, b)
+                print(cuda.is_cuda_array(b), last_launch()[1][:8] != struct.pack("<Q", b.ctypes.data), len(caught))
+            device = jiasu.asarray(a)
+            print(device.ptr == a.ctypes.data, device.shape)
+    """))
+    for first, warned in ((0, 1), (5, 0)):  # the kernel warns of staging once
+        assert out[first] == "HostDeviceArray True True True", out
+        assert out[first + 1:first + 5] == ["True 0", "True 0", f"False True {warned}", "True (10,)"], out

@@ -53,6 +53,8 @@ CUresult free_mem(uint64_t ptr) { std::free(reinterpret_cast<void*>(ptr)); retur
 CUresult free_async(uint64_t ptr, void*) { return free_mem(ptr); }
 CUresult host_alloc(void** ptr, size_t bytes, unsigned) { *ptr = std::malloc(bytes); return kSuccess; }
 CUresult host_free(void* ptr) { std::free(ptr); return kSuccess; }
+CUresult host_device_pointer(uint64_t* ptr, void* host, unsigned) { *ptr = reinterpret_cast<uint64_t>(host); return kSuccess; }
+CUresult alloc_managed(uint64_t* ptr, size_t bytes, unsigned) { return alloc(ptr, bytes); }
 CUresult copy(uint64_t dst, uint64_t src, size_t bytes) {
   std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
   return kSuccess;
@@ -165,7 +167,8 @@ const Entry kTable[] = {
     FN(cuDeviceGetDefaultMemPool, handle_out2), FN(cuDevicePrimaryCtxRetain, handle_out2),
     FN(cuCtxGetCurrent, handle_out), FN(cuMemGetInfo, mem_info), FN(cuMemAlloc, alloc), FN(cuMemFree, free_mem),
     FN(cuMemAllocAsync, alloc_async), FN(cuMemFreeAsync, free_async), FN(cuMemHostAlloc, host_alloc),
-    FN(cuMemFreeHost, host_free), FN(cuMemcpyHtoD, copy), FN(cuMemcpyDtoH, copy), FN(cuMemcpyDtoD, copy),
+    FN(cuMemFreeHost, host_free), FN(cuMemHostGetDevicePointer, host_device_pointer),
+    FN(cuMemAllocManaged, alloc_managed), FN(cuMemcpyHtoD, copy), FN(cuMemcpyDtoH, copy), FN(cuMemcpyDtoD, copy),
     FN(cuMemcpyHtoDAsync, copy_async), FN(cuMemcpyDtoHAsync, copy_async), FN(cuMemcpyDtoDAsync, copy_async),
     FN(cuMemsetD8Async, memset8), FN(cuPointerGetAttribute, pointer_attribute),
     FN(cuStreamCreateWithPriority, handle_out), FN(cuEventCreate, handle_out), FN(cuEventElapsedTime, elapsed),
