@@ -1,6 +1,7 @@
 // Emitters: a typed Program becomes target source text.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@ namespace jiasu::emit {
 struct EmittedKernel {
   std::string source;       // a complete translation unit, runtime header included
   std::string entry_name;   // the extern "C" name of the kernel entry point
+  bool cooperative = false;        // launched cooperatively (fe::Function::cooperative)
+  int64_t fiber_array_bytes = 0;   // host: the local arrays a fiber's stack holds beyond host_fiber_stack_bytes
 };
 
 // CUDA C++ for NVRTC. Each statement carries a `// file.py:LINE  <python source>` comment.

@@ -17,6 +17,7 @@ enum class BuiltinRule : uint8_t {
   GridN, IndexValue, Void0, SyncPredicateInt, SyncPredicateBool, SyncWarp, NewArray, ConstArrayLike, Slice,
   Atomic, AtomicInt, AtomicUnsigned, AtomicCas, Shuffle, VoteBallot, VoteBool, Mask0, BitCount, SameInteger1,
   ComplexMath1, ComplexToReal, ComplexPolar, ComplexRect, CastComplex, ComplexPart, Conjugate, Power2, Frexp, Ldexp,
+  ThisGrid, GridSync,
 };
 
 enum class BuiltinId : uint16_t {

@@ -1,6 +1,7 @@
 #include "program/python_kernel.hpp"
 
 #include "program/signature.hpp"
+#include "runtime/memory.hpp"
 
 namespace jiasu {
 namespace {
@@ -44,8 +45,15 @@ Kernel& Specialization::kernel(int device) {
   Kernel* last = last_kernel_.load(std::memory_order_acquire);
   if (last && last->device() == device) return *last;
   Kernel* found = module_.kernel(emitted_.entry_name, device).get();  // the module keeps it alive
+  if (cooperative()) found->set_cooperative();
   last_kernel_.store(found, std::memory_order_release);
   return *found;
+}
+
+int64_t Specialization::max_cooperative_blocks(int device, Dim3 block, size_t shared_bytes) {
+  if (device != kCpuDevice) return kernel(device).max_cooperative_blocks(int(block.x * block.y * block.z), shared_bytes);
+  std::lock_guard<std::mutex> lock(host_mutex_);
+  return host_cooperative_blocks(1LL * block.x * block.y * block.z, host_emitted_locked().fiber_array_bytes);
 }
 
 PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source, bool debug)

@@ -27,8 +27,13 @@ class Specialization {
   const std::string& cuda_source() const { return emitted_.source; }
   // Per parameter: true when the kernel may store into it (NumPy arguments are copied back only then).
   const std::vector<bool>& written() const { return written_; }
-  // Compiled and loaded for `device` on first use.
+  // Whether the kernel calls jiasu.cg.this_grid(): its launches are cooperative (every block resident at once).
+  bool cooperative() const { return program_.kernel().cooperative; }
+  // Compiled and loaded for `device` on first use (set to launch cooperatively when the kernel is).
   Kernel& kernel(int device);
+  // The largest grid of blocks of `block` threads a cooperative launch on `device` (kCpuDevice: the CPU backend)
+  // may have: what the occupancy API says is resident at once on a GPU, host_cooperative_blocks on the CPU.
+  int64_t max_cooperative_blocks(int device, Dim3 block, size_t shared_bytes);
   SourceModule& module() { return module_; }
   // The CPU backend's build, compiled on first use (a C++ compiler runs then, or its disk cache answers).
   const HostKernel& host_kernel();
@@ -57,6 +62,8 @@ class PythonKernel {
   // for arguments it cannot take (see fe::check).
   Specialization& specialization(const std::string& key);
   std::vector<Specialization*> specializations();
+  // The specialisation launched (or made) last; null before the first.
+  Specialization* last() const { return last_.load(std::memory_order_acquire); }
 
  private:
   std::shared_ptr<const fe::FunctionSource> source_;
