@@ -45,6 +45,19 @@ std::string kernel_name(const std::string& entry_name) {
   return entry_name.rfind("jiasu_kernel_", 0) == 0 ? entry_name.substr(13) : entry_name;
 }
 
+// How many memory maps the system allows a process (vm.max_map_count), read once.
+long long memory_map_limit() {
+  static const long long limit = [] {
+    long long value = 65530;  // Linux's default
+    if (FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+      if (std::fscanf(f, "%lld", &value) != 1) value = 65530;
+      std::fclose(f);
+    }
+    return value;
+  }();
+  return limit;
+}
+
 int configured_thread_count() {
   if (const char* text = std::getenv("JIASU_CPU_THREADS"); text && *text) {
     char* end = nullptr;
@@ -100,9 +113,8 @@ long long host_cooperative_blocks(long long threads, long long fiber_array_bytes
   const long long page = sysconf(_SC_PAGESIZE);
   const long long slot = (host_fiber_stack_bytes + std::max(0LL, fiber_array_bytes) + page - 1) / page * page + page;
   const long long per_cpu = std::min<long long>(kBlocksPerMultiprocessor, kThreadsPerMultiprocessor / threads);
-  const long long blocks = std::min({host_thread_count() * per_cpu, kMaxCooperativeBlocks,
-                                     kCooperativeStackBytes / (threads * slot)});
-  return std::max(1LL, blocks);
+  const long long fibers = std::min(kCooperativeStackBytes / slot, memory_map_limit() / 4);
+  return std::max(1LL, std::min({host_thread_count() * per_cpu, kMaxCooperativeBlocks, fibers / threads}));
 }
 
 void run_cooperative(const HostLaunch& launch, void (*entry)(const HostLaunch*, void* const*), void* const* params) {
@@ -238,8 +250,8 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
                         "cooperative: every block runs at once, and a grid of " + std::to_string(blocks) +
                         " blocks is more than the " + std::to_string(fit) + " blocks of " +
                         std::to_string(1LL * block.x * block.y * block.z) + " threads that fit (as on a GPU with one "
-                        "multiprocessor per CPU, " + std::to_string(host_thread_count()) + " here; see "
-                        "max_cooperative_grid_blocks)");
+                        "multiprocessor per CPU, " + std::to_string(host_thread_count()) + " here, and as memory for "
+                        "the fibers' stacks allows; see max_cooperative_grid_blocks)");
     run_cooperative(base, entry_, params);
   } else if (blocks == 1) {  // no need for the pool
     base.block_end = 1;

@@ -28,8 +28,9 @@ void* lend_fiber_stacks(long long count, long long* bytes);
 // holding fiber_array_bytes of local arrays beyond host_fiber_stack_bytes. Every block of such a launch runs at
 // once, on an OS thread of its own; as many blocks fit as on a GPU with one multiprocessor per CPU
 // (host_thread_count() of them, kBlocksPerMultiprocessor blocks and kThreadsPerMultiprocessor threads each), at
-// most kMaxCooperativeBlocks, and with at most kCooperativeStackBytes of fiber stacks in all. At least 1, but 0
-// for a block of more than 1024 threads, which no launch runs.
+// most kMaxCooperativeBlocks, with at most kCooperativeStackBytes of fiber stacks in all, and with fibers taking
+// at most half of the memory maps the system allows a process (vm.max_map_count; a stack and its guard page are
+// two). At least 1, but 0 for a block of more than 1024 threads, which no launch runs.
 constexpr long long kMaxCooperativeBlocks = 1024;
 constexpr long long kCooperativeStackBytes = 4LL << 30;  // address space: a stack's pages are touched as used
 long long host_cooperative_blocks(long long threads, long long fiber_array_bytes);
