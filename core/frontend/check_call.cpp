@@ -64,7 +64,7 @@ Type Checker::visit_call(Expr& e) {
                                                         : nullptr;
   const Type* object = method ? &visit(*callee.args[0]) : nullptr;
   if (object && (callee.name == "sync" ? object->kind == TypeKind::GridGroup : object->is_scalar())) {
-    if (e.args.size() != 1 || !e.keywords.empty()) fail(start_of(e), describe(callee) + "() takes no arguments");
+    if (e.args.size() != 1 || !e.keywords.empty()) fail(start_of(e), callee.name + "() takes no arguments");
     ExprPtr value = std::move(callee.args[0]);
     callee.kind = ExprKind::Name;
     callee.name = method;  // a dotted name: one only check() makes (visit_name)
