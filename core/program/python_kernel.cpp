@@ -1,5 +1,7 @@
 #include "program/python_kernel.hpp"
 
+#include <cstdint>
+
 #include "program/signature.hpp"
 #include "runtime/memory.hpp"
 
@@ -51,9 +53,11 @@ Kernel& Specialization::kernel(int device) {
 }
 
 int64_t Specialization::max_cooperative_blocks(int device, Dim3 block, size_t shared_bytes) {
-  if (device != kCpuDevice) return kernel(device).max_cooperative_blocks(int(block.x * block.y * block.z), shared_bytes);
+  const bool small = block.x <= 1024 && block.y <= 1024 && block.z <= 1024;  // else the product could overflow
+  const int64_t threads = small ? int64_t(block.x) * block.y * block.z : INT64_MAX;
+  if (device != kCpuDevice) return kernel(device).max_cooperative_blocks(threads, shared_bytes);
   std::lock_guard<std::mutex> lock(host_mutex_);
-  return host_cooperative_blocks(1LL * block.x * block.y * block.z, host_emitted_locked().fiber_array_bytes);
+  return host_cooperative_blocks(threads, host_emitted_locked().fiber_array_bytes);
 }
 
 PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source, bool debug)

@@ -32,7 +32,8 @@ class Specialization {
   // Compiled and loaded for `device` on first use (set to launch cooperatively when the kernel is).
   Kernel& kernel(int device);
   // The largest grid of blocks of `block` threads a cooperative launch on `device` (kCpuDevice: the CPU backend)
-  // may have: what the occupancy API says is resident at once on a GPU, host_cooperative_blocks on the CPU.
+  // may have: what the occupancy API says is resident at once on a GPU, host_cooperative_blocks on the CPU; 0 for
+  // blocks of more threads than the kernel can run.
   int64_t max_cooperative_blocks(int device, Dim3 block, size_t shared_bytes);
   SourceModule& module() { return module_; }
   // The CPU backend's build, compiled on first use (a C++ compiler runs then, or its disk cache answers).

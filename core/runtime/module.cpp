@@ -218,8 +218,9 @@ int Kernel::max_active_blocks_per_multiprocessor(int block_size, size_t shared_b
   return blocks;
 }
 
-int64_t Kernel::max_cooperative_blocks(int block_size, size_t shared_bytes) const {
-  return int64_t(max_active_blocks_per_multiprocessor(block_size, shared_bytes)) *
+int64_t Kernel::max_cooperative_blocks(int64_t threads, size_t shared_bytes) const {
+  if (threads < 1 || threads > attributes_.max_threads_per_block) return 0;
+  return int64_t(max_active_blocks_per_multiprocessor(static_cast<int>(threads), shared_bytes)) *
          device_properties(device()).multiprocessor_count;
 }
 

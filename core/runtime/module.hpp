@@ -80,9 +80,9 @@ class Kernel {
   // cannot promise it (no cooperative launch, or the grid exceeds what fits), and nothing was launched.
   bool launch_cooperative(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   int max_active_blocks_per_multiprocessor(int block_size, size_t shared_bytes) const;
-  // The most blocks of block_size threads that are resident at once on the device: the largest grid of a
-  // cooperative launch.
-  int64_t max_cooperative_blocks(int block_size, size_t shared_bytes) const;
+  // The most blocks of `threads` threads that are resident at once on the device: the largest grid of a
+  // cooperative launch; 0 for blocks of more threads than the kernel can run.
+  int64_t max_cooperative_blocks(int64_t threads, size_t shared_bytes) const;
   // The block size (a power of two from 64 to 1024) with the most resident threads per multiprocessor.
   // Remembered for the last shared_bytes asked about: forall launches ask at every launch.
   int occupancy_block_size(size_t shared_bytes);

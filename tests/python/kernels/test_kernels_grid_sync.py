@@ -146,6 +146,7 @@ def test_max_cooperative_grid_blocks_and_too_large_grids(backend):
     assert reverse_once.max_cooperative_grid_blocks((16, 16)) == most  # only the block's threads count
     assert reverse_once.max_cooperative_grid_blocks((16, 4, 4)) == most
     assert reverse_once.max_cooperative_grid_blocks(32) >= most
+    assert reverse_once.max_cooperative_grid_blocks(2048) == 0  # no such block runs
     n = (most + 1) * 256
     with pytest.raises(jiasu.LaunchError, match=f"a grid of {most + 1} blocks is more than the {most} blocks of 256 "
                                                 "threads that"):
