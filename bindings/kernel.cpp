@@ -774,6 +774,17 @@ void bind_kernel(nb::module_& m) {
         throw BadValue("launch configuration was not specified: a kernel is launched as " + k.name() +
                        "[blocks, threads](...)");  // Numba's words and type
       })
+      .def("max_cooperative_grid_blocks", [](KernelFunction& k, nb::handle blockdim, nb::handle dynsmemsize) {
+        Specialization* spec = k.kernel().last();
+        if (!spec)
+          throw BadValue("kernel '" + k.name() + "' is not compiled yet: launch it, or call " + k.name() +
+                         ".specialize(*args), before asking for max_cooperative_grid_blocks");
+        return spec->max_cooperative_blocks(default_device(), dim3_from(blockdim, "blockdim"),
+                                            shared_bytes_from(dynsmemsize, "dynsmemsize"));
+      }, nb::arg("blockdim"), nb::arg("dynsmemsize") = 0,
+         "Numba's max_cooperative_grid_blocks: the most blocks of `blockdim` threads (an int or a tuple) a "
+         "cooperative launch of the last compiled signature may have on the active backend's device (blocks per "
+         "multiprocessor times multiprocessors on a GPU). Kernels that call cg.this_grid() launch cooperatively.")
       .def("inspect_cuda", [](KernelFunction& k) {
         return per_signature(k, [](Specialization& s) { return nb::str(s.cuda_source().c_str()); });
       }, "The generated CUDA C++ of each compiled signature.")

@@ -2,8 +2,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -11,6 +18,7 @@
 #include "cpu/host_trap.hpp"
 #include "cpu/runtime/host_abi.h"
 #include "emit/emit.hpp"
+#include "support/cuda_limits.hpp"
 #include "support/error.hpp"
 #include "support/interrupt.hpp"
 #include "support/work_pool.hpp"
@@ -32,6 +40,24 @@ void* map_fiber_stacks(long long count, long long bytes, long long page) {
   return base;
 }
 
+// The kernel's name in messages: its entry point's, without the prefix emit_host() gives it.
+std::string kernel_name(const std::string& entry_name) {
+  return entry_name.rfind("jiasu_kernel_", 0) == 0 ? entry_name.substr(13) : entry_name;
+}
+
+// How many memory maps the system allows a process (vm.max_map_count), read once.
+long long memory_map_limit() {
+  static const long long limit = [] {
+    long long value = 65530;  // Linux's default
+    if (FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+      if (std::fscanf(f, "%lld", &value) != 1) value = 65530;
+      std::fclose(f);
+    }
+    return value;
+  }();
+  return limit;
+}
+
 int configured_thread_count() {
   if (const char* text = std::getenv("JIASU_CPU_THREADS"); text && *text) {
     char* end = nullptr;
@@ -51,7 +77,77 @@ WorkPool& block_pool() {
   return *pool;
 }
 
+// The grid barrier of a cooperative launch (HostLaunch::grid_sync), on which the blocks' OS threads sleep.
+struct HostGrid {
+  std::mutex mutex;
+  std::condition_variable changed;  // a barrier opened, or a block ended
+  long long blocks = 0, arrived = 0, generation = 0, ended = 0;
+  HostError* error = nullptr;
+  const volatile sig_atomic_t* stop = nullptr;
+};
+
+long long grid_sync(void* context) {
+  HostGrid& grid = *static_cast<HostGrid*>(context);
+  std::unique_lock<std::mutex> lock(grid.mutex);
+  const long long generation = grid.generation;
+  if (++grid.arrived == grid.blocks) {
+    grid.arrived = 0;
+    ++grid.generation;
+    grid.changed.notify_all();
+    return grid_opened;
+  }
+  for (;;) {
+    if (grid.generation != generation) return grid_opened;
+    // A block that failed set the error before it ended; one that ended without failing never comes here.
+    if (__atomic_load_n(&grid.error->failed, __ATOMIC_ACQUIRE) != 0) return grid_failed;
+    if (grid.stop && *grid.stop) return grid_interrupted;
+    if (grid.ended > 0) return grid.ended;
+    grid.changed.wait_for(lock, std::chrono::milliseconds(20));  // Ctrl-C notifies no one: polled
+  }
+}
+
 }  // namespace
+
+long long host_cooperative_blocks(long long threads, long long fiber_array_bytes) {
+  if (threads < 1 || threads > 1024) return 0;  // no such block runs
+  const long long page = sysconf(_SC_PAGESIZE);
+  const long long slot = (host_fiber_stack_bytes + std::max(0LL, fiber_array_bytes) + page - 1) / page * page + page;
+  const long long per_cpu = std::min<long long>(kBlocksPerMultiprocessor, kThreadsPerMultiprocessor / threads);
+  const long long fibers = std::min(kCooperativeStackBytes / slot, memory_map_limit() / 4);
+  return std::max(1LL, std::min({host_thread_count() * per_cpu, kMaxCooperativeBlocks, fibers / threads}));
+}
+
+void run_cooperative(const HostLaunch& launch, void (*entry)(const HostLaunch*, void* const*), void* const* params) {
+  HostGrid grid;
+  grid.blocks = launch.grid[0] * launch.grid[1] * launch.grid[2];
+  grid.error = launch.error;
+  grid.stop = launch.stop;
+  auto run_block = [&](long long b) {
+    HostLaunch mine = launch;
+    mine.block_begin = b;
+    mine.block_end = b + 1;
+    mine.grid_barrier = &grid;
+    mine.grid_sync = &grid_sync;
+    entry(&mine, params);
+    std::lock_guard<std::mutex> lock(grid.mutex);
+    ++grid.ended;
+    grid.changed.notify_all();
+  };
+  std::vector<std::thread> threads;
+  try {
+    threads.reserve(static_cast<size_t>(grid.blocks - 1));
+    for (long long b = 1; b < grid.blocks; ++b) threads.emplace_back(run_block, b);
+  } catch (const std::system_error& e) {  // the blocks started stop at their next grid barrier
+    std::lock_guard<std::mutex> lock(grid.mutex);
+    if (__atomic_exchange_n(&launch.error->failed, host_launch_failed, __ATOMIC_ACQ_REL) == 0)
+      snprintf(launch.error->message, sizeof launch.error->message,
+               "the system started %zu of the %lld OS threads a cooperative launch runs its blocks on (%s)",
+               threads.size() + 1, grid.blocks, e.what());
+    grid.changed.notify_all();
+  }
+  run_block(0);
+  for (std::thread& t : threads) t.join();
+}
 
 // HostLaunch::fiber_stacks: the fiber stacks of host kernels, kept per OS thread from launch to launch
 // (mapping a block's stacks, guarding each and faulting their first pages in took about 0.7 ms for 256
@@ -104,8 +200,10 @@ void* lend_fiber_stacks(long long count, long long* bytes) {
 
 int host_thread_count() { return static_cast<int>(block_pool().threads()); }
 
-HostKernel::HostKernel(std::shared_ptr<HostLibrary> library, const std::string& entry_name)
-    : library_(std::move(library)), entry_name_(entry_name) {
+HostKernel::HostKernel(std::shared_ptr<HostLibrary> library, const std::string& entry_name, bool cooperative,
+                       long long fiber_array_bytes)
+    : library_(std::move(library)), entry_name_(entry_name), cooperative_(cooperative),
+      fiber_array_bytes_(fiber_array_bytes) {
   if (!library_) throw BadValue("HostKernel needs a library");
   entry_ = reinterpret_cast<Entry>(library_->symbol(entry_name_));
 }
@@ -139,12 +237,23 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
   HostError error{};  // shared by every range: the first failure wins, the other ranges stop early
   watch_interrupts();
   HostLaunch base{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0, static_cast<long long>(shared_bytes),
-                  &error, &lend_fiber_stacks, &arm_host_trap, interrupt_flag()};
+                  &error, &lend_fiber_stacks, &arm_host_trap, interrupt_flag(), nullptr, nullptr};
   long long blocks = 0;
   if (__builtin_mul_overflow(base.grid[0], base.grid[1], &blocks) ||
       __builtin_mul_overflow(blocks, base.grid[2], &blocks) || blocks > (1LL << 50))
     throw BadValue("the grid has too many blocks");
-  if (blocks == 1) {  // no need for the pool
+  if (cooperative_) {
+    const long long fit = max_cooperative_blocks(block);
+    if (blocks > fit)
+      throw LaunchError(cu::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+                        "kernel " + kernel_name(entry_name_) + " (CPU) calls cg.this_grid(), so its launch is "
+                        "cooperative: every block runs at once, and a grid of " + std::to_string(blocks) +
+                        " blocks is more than the " + std::to_string(fit) + " blocks of " +
+                        std::to_string(1LL * block.x * block.y * block.z) + " threads that fit (as on a GPU with one "
+                        "multiprocessor per CPU, " + std::to_string(host_thread_count()) + " here, and as memory for "
+                        "the fibers' stacks allows; see max_cooperative_grid_blocks)");
+    run_cooperative(base, entry_, params);
+  } else if (blocks == 1) {  // no need for the pool
     base.block_end = 1;
     entry_(&base, params);
   } else {
@@ -161,8 +270,7 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
   }
   if (error.failed) {  // the pool's join ordered the library's writes before this read
     error.message[sizeof error.message - 1] = '\0';
-    std::string name = entry_name_;
-    if (name.rfind("jiasu_kernel_", 0) == 0) name.erase(0, 13);
+    const std::string name = kernel_name(entry_name_);
     if (error.failed == host_raised) throw KernelRaised(error.exception, error.message);
     if (error.failed == host_index_error) throw OutOfRange("kernel '" + name + "' (CPU, debug): " + error.message);
     if (error.failed == host_interrupted) throw Interrupted("kernel " + name + " (CPU): " + error.message);
@@ -184,7 +292,8 @@ std::shared_ptr<HostKernel> compile_host_kernel(const emit::EmittedKernel& emitt
   // JIASU_CPU_NATIVE=1 tunes for this machine's CPU (-march=native; the CPU joins the cache key).
   const char* native = std::getenv("JIASU_CPU_NATIVE");
   request.native = native && std::string(native) == "1";
-  return std::make_shared<HostKernel>(compile_host(request, &compile_cache()), emitted.entry_name);
+  return std::make_shared<HostKernel>(compile_host(request, &compile_cache()), emitted.entry_name, emitted.cooperative,
+                                      emitted.fiber_array_bytes);
 }
 
 }  // namespace jiasu

@@ -24,10 +24,30 @@ int host_thread_count();
 // guard page first), kept per OS thread from launch to launch; *bytes becomes their size. Null on failure.
 void* lend_fiber_stacks(long long count, long long* bytes);
 
+// The most blocks of `threads` threads (per block) a cooperative launch on the CPU may have, each fiber's stack
+// holding fiber_array_bytes of local arrays beyond host_fiber_stack_bytes. Every block of such a launch runs at
+// once, on an OS thread of its own; as many blocks fit as on a GPU with one multiprocessor per CPU
+// (host_thread_count() of them, kBlocksPerMultiprocessor blocks and kThreadsPerMultiprocessor threads each), at
+// most kMaxCooperativeBlocks, with at most kCooperativeStackBytes of fiber stacks in all, and with fibers taking
+// at most half of the memory maps the system allows a process (vm.max_map_count; a stack and its guard page are
+// two). At least 1, but 0 for a block of more than 1024 threads, which no launch runs.
+constexpr long long kMaxCooperativeBlocks = 1024;
+constexpr long long kCooperativeStackBytes = 4LL << 30;  // address space: a stack's pages are touched as used
+long long host_cooperative_blocks(long long threads, long long fiber_array_bytes);
+
+// A cooperative launch of `entry` (a host library's entry point, see emit_host) over launch's grid: every block at
+// once, each on an OS thread of its own (the calling thread runs block 0), sharing the grid barrier that
+// HostLaunch::grid_sync gives them; returns when every block has ended. launch.error must be set; a thread the
+// system refuses fails the launch there, and the blocks started stop at their next grid barrier.
+void run_cooperative(const HostLaunch& launch, void (*entry)(const HostLaunch*, void* const*), void* const* params);
+
 class HostKernel {
  public:
   // Looks entry_name up in library now (Error when it lacks it); the kernel keeps library loaded.
-  HostKernel(std::shared_ptr<HostLibrary> library, const std::string& entry_name);
+  // cooperative: every launch is cooperative (see run_cooperative), its fibers' stacks each holding
+  // fiber_array_bytes of local arrays.
+  HostKernel(std::shared_ptr<HostLibrary> library, const std::string& entry_name, bool cooperative = false,
+             long long fiber_array_bytes = 0);
 
   // Runs every block of the grid and returns when all are done. The linear blocks are split into
   // contiguous ranges, one per participating thread (at most host_thread_count(), never more than
@@ -39,9 +59,15 @@ class HostKernel {
   // serialised on the pool (a launch the calling thread runs alone, e.g. of a single block, is not).
   // Throws LaunchError (CUDA_ERROR_LAUNCH_FAILED, "kernel NAME (CPU): deadlock in block ...", "... out of
   // memory ...") when the library reports a failure: the first of the launch; blocks not yet started
-  // when it happened were skipped.
+  // when it happened were skipped. A cooperative kernel's launch runs every block at once (run_cooperative);
+  // a grid of more than max_cooperative_blocks(block) blocks is a LaunchError
+  // (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), as on a GPU.
   void launch(Dim3 grid, Dim3 block, void* const* params, size_t shared_bytes) const;
 
+  bool cooperative() const { return cooperative_; }
+  long long max_cooperative_blocks(Dim3 block) const {
+    return host_cooperative_blocks(1LL * block.x * block.y * block.z, fiber_array_bytes_);
+  }
   const std::string& entry_name() const { return entry_name_; }
   const std::shared_ptr<HostLibrary>& library() const { return library_; }
 
@@ -50,6 +76,8 @@ class HostKernel {
   std::shared_ptr<HostLibrary> library_;
   std::string entry_name_;
   Entry entry_;
+  bool cooperative_;
+  long long fiber_array_bytes_;
 };
 
 // emit_host(program), compiled with compile_host() through the process-wide compile_cache();

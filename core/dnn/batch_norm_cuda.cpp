@@ -83,8 +83,7 @@ bool launch(Plan& plan, DType dtype, BatchNormPass pass, int device) {
     return batch_norm_cuda_source(dtype, pass, plan.rows, plan.packed, plan.wide);
   });
   const bool cooperative = pass != BatchNormPass::Inference;
-  const int64_t resident = int64_t(kernel.max_active_blocks_per_multiprocessor(kBlock, 0)) *
-                           device_properties(device).multiprocessor_count;
+  const int64_t resident = kernel.max_cooperative_blocks(kBlock, 0);
   if (cooperative && resident < 1) return false;
   batch_norm::Params& p = plan.p;
   const int64_t units = p.n * p.c * p.s / (plan.packed ? 16 / int64_t(itemsize(dtype)) : 1);

@@ -217,6 +217,8 @@ std::string FunctionEmitter::c_type(const Type& type) {
       return tuples_.record_name(*type.record) + "*";
     case TypeKind::Tuple:
       return tuples_.name_of(type);
+    case TypeKind::GridGroup:
+      return "jiasu::GridGroup";
     default:
       fail(fn_.loc, "internal error: " + to_string(type) + " has no C++ type");
   }
@@ -698,8 +700,10 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
     case BuiltinRule::GridN:
       if (e.type.is_scalar()) return grid_axis(e, 0);
       return tuple_value(Value{"", e.type, &e}, e.type);
-    case BuiltinRule::Void0: case BuiltinRule::Mask0:
+    case BuiltinRule::Void0: case BuiltinRule::Mask0: case BuiltinRule::ThisGrid:
       return f + "()";
+    case BuiltinRule::GridSync:
+      return f + "(" + expr(arg(0)) + ")";
     case BuiltinRule::SyncPredicateInt:
       return f + "(" + condition(arg(0)) + ")";
     case BuiltinRule::SyncPredicateBool:

@@ -1,6 +1,7 @@
 // Emitters: a typed Program becomes target source text.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ struct EmittedKernel {
   // CUDA: the module defines `jiasu_device_error` (emit/runtime/device_error.h), which the launch reads after
   // the kernel ends; set for a debug kernel that may raise.
   bool device_errors = false;
+  bool cooperative = false;        // launched cooperatively (fe::Function::cooperative)
+  int64_t fiber_array_bytes = 0;   // host: the local arrays a fiber's stack holds beyond host_fiber_stack_bytes
 };
 
 // CUDA C++ for NVRTC. Each statement carries a `// file.py:LINE  <python source>` comment.

@@ -8,7 +8,7 @@
 // It applies when every barrier is a plain `jiasu.syncthreads()` statement of the kernel itself, reached
 // through if/while/for statements whose conditions and bounds are block-uniform, with no warp operation
 // anywhere and no parameter assigned; a `break` or `continue` may not leave a region for a loop that holds
-// a barrier. Other kernels run as fibers.
+// a barrier. Other kernels run as fibers, and so do cooperative ones (jiasu.cg.this_grid()).
 #include <algorithm>
 #include <set>
 
@@ -293,6 +293,7 @@ bool FunctionEmitter::prepare_thread_loops() {
 }
 
 bool thread_loops_apply(const fe::Program& program) {
+  if (program.kernel().cooperative) return false;  // a grid barrier waits for the other blocks in the scheduler
   for (const auto& fn : program.functions) {
     if (mentions_builtin(fn->body, warp_builtin)) return false;
     if (!fn->is_kernel && mentions_builtin(fn->body, barrier_builtin)) return false;

@@ -102,6 +102,7 @@ bool Type::operator==(const Type& other) const {
     case TypeKind::Unknown:
     case TypeKind::Void:
     case TypeKind::Range:
+    case TypeKind::GridGroup:
       return true;
   }
   return true;
@@ -154,6 +155,8 @@ std::string to_string(const Type& type) {
       return "dtype(" + std::string(info(type.dtype).name) + ")";
     case TypeKind::Range:
       return "range";
+    case TypeKind::GridGroup:
+      return "grid_group";
   }
   return "unknown";
 }

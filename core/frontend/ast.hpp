@@ -42,6 +42,7 @@ enum class TypeKind : uint8_t {
   DType,     // a dtype used as a value (np.float32 as the dtype argument of shared.array, or a cast)
   Range,     // range(...) as the iterable of a for loop
   Record,    // one element of a structured (record) array, by reference: its fields are read and written in place
+  GridGroup, // the launch's grid as cooperative groups name it (jiasu.cg.this_grid()): its one method is sync()
 };
 
 enum class MemorySpace : uint8_t { Global, Shared, Local, Constant };  // Constant: a global NumPy array, embedded
@@ -245,6 +246,9 @@ struct Function {
   std::string mangled_name;     // unique C++ name of this specialisation
   bool uses_dynamic_shared = false;
   bool prints = false;  // calls print()
+  // Calls jiasu.cg.this_grid(), itself or through a device function (as Numba marks such kernels): launched
+  // cooperatively, every block resident at once, so that the grid can wait at grid.sync().
+  bool cooperative = false;
   std::vector<ConstantArray> constants;  // the array globals it reads (an Expr of one has its index in int_value)
   // The bytes of its static shared arrays and of its local arrays, the device functions it calls included
   // (each callee once): check() keeps them within what a CUDA GPU gives a block and a thread.

@@ -263,9 +263,10 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
       fail(target.loc, "cannot assign " + to_string(value) + " to '" + target.name +
                            "': arrays cannot be copied or aliased; only " + jiasu_code("shared.array(...)") + " and " +
                            jiasu_code("local.array(...)") + " can be assigned to a variable" + jiasu_import_note());
-    if (!is_number(value) && !is_number_tuple(value) && !new_array)
+    if (!is_number(value) && !is_number_tuple(value) && !new_array && value.kind != TypeKind::GridGroup)
       fail(target.loc, "cannot assign " + (value.kind == TypeKind::Void ? std::string("a call that returns nothing") : to_string(value)) +
-                           " to '" + target.name + "': variables hold numbers, tuples of numbers and shared/local arrays");
+                           " to '" + target.name + "': variables hold numbers, tuples of numbers, shared/local arrays "
+                           "and grid groups");
     Type type = committed(value);
     if (value_expr) first_values_[target.name] = captured_value(*value_expr);
     variables_[target.name] = Variable{type, target.loc, -1, new_array ? shape->second : std::vector<int64_t>{}};

@@ -78,8 +78,11 @@ Type Checker::visit_call(Expr& e) {
   const char* method = callee.kind != ExprKind::Attribute ? nullptr
                        : callee.name == "conjugate"     ? "numpy.conjugate"  // z.conjugate() is np.conjugate(z)
                        : callee.name == "bit_count"     ? "int.bit_count"
+                       : callee.name == "sync"          ? "grid_group.sync"  // g.sync() of g = cg.this_grid()
                                                         : nullptr;
-  if (method && e.args.size() == 1 && e.keywords.empty() && visit(*callee.args[0]).is_scalar()) {
+  const Type* object = method ? &visit(*callee.args[0]) : nullptr;
+  if (object && (callee.name == "sync" ? object->kind == TypeKind::GridGroup : object->is_scalar())) {
+    if (e.args.size() != 1 || !e.keywords.empty()) fail(start_of(e), callee.name + "() takes no arguments");
     ExprPtr value = std::move(callee.args[0]);
     callee.kind = ExprKind::Name;
     callee.name = method;  // a dotted name: one only check() makes (visit_name)
@@ -324,6 +327,12 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
       return Type::scalar(b.rule == BuiltinRule::SyncPredicateInt ? DType::Int32 : DType::Bool);
     case BuiltinRule::SyncWarp:
       for (Expr* mask : arguments(e, 0, 1)) integer(*mask, name + "'s mask");
+      return type_of_kind(TypeKind::Void);
+    case BuiltinRule::ThisGrid:
+      arguments(e, 0, 0);
+      fn_.cooperative = true;
+      return type_of_kind(TypeKind::GridGroup);
+    case BuiltinRule::GridSync:  // g.sync(), rewritten by visit_call: the group is the one argument
       return type_of_kind(TypeKind::Void);
     case BuiltinRule::NewArray:
       return new_array(e, b);
@@ -620,9 +629,10 @@ Type Checker::call_device(Expr& e) {
     const bool fixed = value.kind == GlobalValue::DTypeValue || value.kind == GlobalValue::Builtin ||
                        value.kind == GlobalValue::Function;
     if (!is_number(type) && type.kind != TypeKind::Array && type.kind != TypeKind::Record && !is_number_tuple(type) &&
-        !fixed)
+        type.kind != TypeKind::GridGroup && !fixed)
       fail(start_of(*e.args[i]), "cannot pass " + to_string(type) + " to device function '" + callee.name +
-                                     "': pass numbers, tuples of numbers, arrays, records, dtypes or functions");
+                                     "': pass numbers, tuples of numbers, arrays, records, grid groups, dtypes or "
+                                     "functions");
     types.push_back(fixed ? type : committed(type));  // a parameter is a variable: a literal commits
     key += (i > 1 ? ", " : "") + (value.kind == GlobalValue::Function ? "function@" + value.function->identity
                                                                        : to_string(types.back()));
@@ -663,6 +673,7 @@ Type Checker::call_device(Expr& e) {
   for (size_t i = 0; i < target->params.size(); ++i)
     if (target->params[i].written) mark_written(*e.args[i + 1]);
   if (target->uses_dynamic_shared) fn_.uses_dynamic_shared = true;
+  if (target->cooperative) fn_.cooperative = true;
   if (counted_callees_.insert(target).second) {
     add_array_bytes(true, target->shared_array_bytes, start_of(e));
     add_array_bytes(false, target->local_array_bytes, start_of(e));

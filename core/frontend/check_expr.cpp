@@ -222,6 +222,10 @@ Type Checker::visit_attribute(Expr& e) {
     e.builtin = e.args[0]->builtin;
     return real_part(type);
   }
+  if (type.kind == TypeKind::GridGroup)
+    fail(e.loc, e.name == "sync" ? std::string("sync is a method of a grid group: call it, sync()")
+                                 : "'" + e.name + "' is not an attribute of a grid group (cg.this_grid()): its one "
+                                   "method is sync()");
   fail(e.loc, "'" + e.name + "' is not an attribute of " + to_string(type) + " values in kernels");
 }
 

@@ -102,6 +102,7 @@ bool assignable(const Type& variable, const Type& value) {
       if (!assignable(variable.items[i], value.items[i])) return false;
     return true;
   }
+  if (variable.kind == TypeKind::GridGroup) return value.kind == TypeKind::GridGroup;
   if (!is_number(variable) || !is_number(value)) return false;
   if (variable.dtype == value.dtype) return true;
   return value.weak && category(value.dtype) != Category::Bool && category(value.dtype) <= category(variable.dtype);

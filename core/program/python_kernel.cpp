@@ -1,6 +1,9 @@
 #include "program/python_kernel.hpp"
 
+#include <cstdint>
+
 #include "program/signature.hpp"
+#include "runtime/memory.hpp"
 
 namespace jiasu {
 namespace {
@@ -51,8 +54,17 @@ Kernel& Specialization::kernel(int device) {
   Kernel* last = last_kernel_.load(std::memory_order_acquire);
   if (last && last->device() == device) return *last;
   Kernel* found = module_.kernel(emitted_.entry_name, device).get();  // the module keeps it alive
+  if (cooperative()) found->set_cooperative();
   last_kernel_.store(found, std::memory_order_release);
   return *found;
+}
+
+int64_t Specialization::max_cooperative_blocks(int device, Dim3 block, size_t shared_bytes) {
+  const bool small = block.x <= 1024 && block.y <= 1024 && block.z <= 1024;  // else the product could overflow
+  const int64_t threads = small ? int64_t(block.x) * block.y * block.z : INT64_MAX;
+  if (device != kCpuDevice) return kernel(device).max_cooperative_blocks(threads, shared_bytes);
+  std::lock_guard<std::mutex> lock(host_mutex_);
+  return host_cooperative_blocks(threads, host_emitted_locked().fiber_array_bytes);
 }
 
 PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source, bool debug)

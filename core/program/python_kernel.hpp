@@ -31,8 +31,14 @@ class Specialization {
   bool device_errors() const { return emitted_.device_errors; }
   // Whether the kernel or a device function it calls prints: its CPU launches flush C's stdout at the end.
   bool prints() const { return prints_; }
-  // Compiled and loaded for `device` on first use.
+  // Whether the kernel calls jiasu.cg.this_grid(): its launches are cooperative (every block resident at once).
+  bool cooperative() const { return program_.kernel().cooperative; }
+  // Compiled and loaded for `device` on first use (set to launch cooperatively when the kernel is).
   Kernel& kernel(int device);
+  // The largest grid of blocks of `block` threads a cooperative launch on `device` (kCpuDevice: the CPU backend)
+  // may have: what the occupancy API says is resident at once on a GPU, host_cooperative_blocks on the CPU; 0 for
+  // blocks of more threads than the kernel can run.
+  int64_t max_cooperative_blocks(int device, Dim3 block, size_t shared_bytes);
   SourceModule& module() { return module_; }
   // The CPU backend's build, compiled on first use (a C++ compiler runs then, or its disk cache answers).
   const HostKernel& host_kernel();
@@ -62,6 +68,8 @@ class PythonKernel {
   // for arguments it cannot take (see fe::check).
   Specialization& specialization(const std::string& key);
   std::vector<Specialization*> specializations();
+  // The specialisation launched (or made) last; null before the first.
+  Specialization* last() const { return last_.load(std::memory_order_acquire); }
 
  private:
   std::shared_ptr<const fe::FunctionSource> source_;

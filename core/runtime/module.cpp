@@ -156,8 +156,10 @@ void Kernel::check_config(Dim3 grid, Dim3 block, size_t shared_bytes) {
   // The common case skips the detailed checks: sizes well inside every limit need none.
   if (threads == 0 || threads > static_cast<unsigned long long>(attributes_.max_threads_per_block) ||
       grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 || grid.z > 65535 || block.z > 64 ||
-      shared_bytes > dynamic_shared_allowed_)
+      shared_bytes > dynamic_shared_allowed_ || cooperative_) {
+    if (cooperative_) return launch_grid_synced(grid, block, args, shared_bytes, stream);
     check_config(grid, block, shared_bytes);
+  }
   activate(device());
   // Parameter pointers when the layout is known (the driver's usual form); else the packed buffer.
   void** params = args.param_pointers();
@@ -173,17 +175,50 @@ void Kernel::check_config(Dim3 grid, Dim3 block, size_t shared_bytes) {
   }
 }
 
-bool Kernel::launch_cooperative(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream) {
+// cuLaunchCooperativeKernel after the configuration checks; CUDA_ERROR_NOT_SUPPORTED, with nothing launched, when
+// the driver lacks it or cannot take the arguments (it needs their layout: cuFuncGetParamInfo, CUDA 12.4).
+cu::CUresult Kernel::try_cooperative(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream) {
   const auto cooperative = cu::driver().cuLaunchCooperativeKernel;
   void** params = args.param_pointers();
-  if (!cooperative || (!params && args.size())) return false;
+  if (!cooperative || (!params && args.size())) return cu::CUDA_ERROR_NOT_SUPPORTED;
   check_config(grid, block, shared_bytes);
   activate(device());
-  const cu::CUresult r = cooperative(function_, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                     static_cast<unsigned>(shared_bytes), stream, params);
+  return cooperative(function_, grid.x, grid.y, grid.z, block.x, block.y, block.z, static_cast<unsigned>(shared_bytes),
+                     stream, params);
+}
+
+bool Kernel::launch_cooperative(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream) {
+  const cu::CUresult r = try_cooperative(grid, block, args, shared_bytes, stream);
   if (r == cu::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE || r == cu::CUDA_ERROR_NOT_SUPPORTED) return false;
   if (r != cu::CUDA_SUCCESS) cu::throw_error(r, ("launching kernel '" + name() + "'").c_str());
   return true;
+}
+
+// The launch of a kernel that waits at grid barriers: cooperative, or a LaunchError that says why not.
+[[gnu::cold, gnu::noinline]] void Kernel::launch_grid_synced(Dim3 grid, Dim3 block, LaunchArgs& args,
+                                                             size_t shared_bytes, cu::CUstream stream) {
+  const cu::CUresult r = try_cooperative(grid, block, args, shared_bytes, stream);
+  if (r == cu::CUDA_SUCCESS) return;
+  const std::string what = "kernel '" + name() + "' calls cg.this_grid(), so its launch is cooperative (every block "
+                           "resident at once)";
+  const DeviceProperties& p = device_properties(device());
+  if (r == cu::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) {
+    const int threads = static_cast<int>(block.x * block.y * block.z);
+    const int per_multiprocessor = max_active_blocks_per_multiprocessor(threads, shared_bytes);
+    throw launch_error(r, what + ", and a grid of " + std::to_string(1ull * grid.x * grid.y * grid.z) +
+                              " blocks is more than the " +
+                              std::to_string(int64_t(per_multiprocessor) * p.multiprocessor_count) +
+                              " blocks of " + std::to_string(threads) + " threads that " + p.name + " holds at once (" +
+                              std::to_string(per_multiprocessor) + " per multiprocessor, " +
+                              std::to_string(p.multiprocessor_count) + " multiprocessors; see "
+                              "max_cooperative_grid_blocks)");
+  }
+  if (r == cu::CUDA_ERROR_NOT_SUPPORTED)
+    throw launch_error(r, what + ", which " + p.name + " or its driver does not support" +
+                              (cu::driver().cuLaunchCooperativeKernel && !args.param_pointers()
+                                   ? " (it needs a driver of CUDA 12.4 or newer, which tells kernels' parameters)"
+                                   : ""));
+  cu::throw_error(r, ("launching kernel '" + name() + "'").c_str());
 }
 
 int Kernel::max_active_blocks_per_multiprocessor(int block_size, size_t shared_bytes) const {
@@ -191,6 +226,12 @@ int Kernel::max_active_blocks_per_multiprocessor(int block_size, size_t shared_b
   cu::check(cu::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, block_size, shared_bytes),
             "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   return blocks;
+}
+
+int64_t Kernel::max_cooperative_blocks(int64_t threads, size_t shared_bytes) const {
+  if (threads < 1 || threads > attributes_.max_threads_per_block) return 0;
+  return int64_t(max_active_blocks_per_multiprocessor(static_cast<int>(threads), shared_bytes)) *
+         device_properties(device()).multiprocessor_count;
 }
 
 int Kernel::occupancy_block_size(size_t shared_bytes) {

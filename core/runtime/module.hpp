@@ -73,18 +73,27 @@ class Kernel {
   const ParamLayout& param_layout() const { return layout_; }
   const Module& module() const { return *module_; }
 
-  // Checks the configuration against the device and this kernel, then launches with the packed `args`.
+  // Checks the configuration against the device and this kernel, then launches with the packed `args`:
+  // cooperatively once set_cooperative() was called, and then a grid the device cannot hold at once is a
+  // LaunchError (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) that says how many blocks fit.
   void launch(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
+  // Every launch() of this kernel is cooperative: its code waits at grid barriers.
+  void set_cooperative() { cooperative_ = true; }
   // A launch whose blocks are all resident at once, so that they may wait for each other; false when the driver
   // cannot promise it (no cooperative launch, or the grid exceeds what fits), and nothing was launched.
   bool launch_cooperative(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   int max_active_blocks_per_multiprocessor(int block_size, size_t shared_bytes) const;
+  // The most blocks of `threads` threads that are resident at once on the device: the largest grid of a
+  // cooperative launch; 0 for blocks of more threads than the kernel can run.
+  int64_t max_cooperative_blocks(int64_t threads, size_t shared_bytes) const;
   // The block size (a power of two from 64 to 1024) with the most resident threads per multiprocessor.
   // Remembered for the last shared_bytes asked about: forall launches ask at every launch.
   int occupancy_block_size(size_t shared_bytes);
 
  private:
   void check_config(Dim3 grid, Dim3 block, size_t shared_bytes);
+  cu::CUresult try_cooperative(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
+  void launch_grid_synced(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
 
   std::shared_ptr<Module> module_;
   int device_;  // the module's, kept here for the launch path
@@ -93,6 +102,7 @@ class Kernel {
   ParamLayout layout_;
   KernelAttributes attributes_;
   size_t dynamic_shared_allowed_ = 48 * 1024;  // raised on demand, up to the device's opt-in limit
+  bool cooperative_ = false;
   std::atomic<uint64_t> occupancy_answer_{0};    // shared_bytes * 2048 + block size; 0 before the first
 };
 

@@ -345,7 +345,7 @@ def vectorize(func_or_signatures=None, **options):
 
 # Numba-CUDA's names jiasu does not serve yet: using one says so (other unknown names are AttributeErrors).
 _UNSERVED = {
-    "cg": "cooperative groups", "guvectorize": "generalized ufuncs", "external_stream": "streams made outside jiasu",
+    "guvectorize": "generalized ufuncs", "external_stream": "streams made outside jiasu",
     "compile_ptx": "Numba's PTX compiler (use jiasu's inspect_ptx)", "compile": "Numba's compiler",
     "list_devices": "list_devices (use cuda.gpus)",
     "current_context": "CUDA contexts", "require_context": "CUDA contexts", "close": "closing the context",

@@ -698,8 +698,8 @@ INSTANTIATE_TEST_SUITE_P(Variables, CheckError, ::testing::Values(
               "jiasu.shared.array(...) and jiasu.local.array(...) can be assigned to a variable", 2, 5},
     ErrorCase{"ArrayParameterAssigned", "def k(a):\n    a = 1\n", kF32Array, "cannot assign to array parameter 'a'", 2, 5},
     ErrorCase{"AssignVoid", "def k(a):\n    x = jiasu.syncthreads()\n", kF32Array,
-              "cannot assign a call that returns nothing to 'x': variables hold numbers, tuples of numbers and "
-              "shared/local arrays", 2, 5},
+              "cannot assign a call that returns nothing to 'x': variables hold numbers, tuples of numbers, "
+              "shared/local arrays and grid groups", 2, 5},
     ErrorCase{"UnpackCount", "def k(a):\n    i, j = jiasu.grid(3)\n", kF32Array,
               "cannot unpack a tuple of 3 values into 2 targets", 2, 5},
     ErrorCase{"UnpackScalar", "def k(a):\n    i, j = a[0]\n", kF32Array, "cannot unpack float32 into 2 targets", 2, 5},
@@ -841,7 +841,7 @@ INSTANTIATE_TEST_SUITE_P(DeviceFunctions, CheckError, ::testing::Values(
               "twice() got an unexpected keyword argument 'y'", 2, 20},
     ErrorCase{"ModuleArgument", "def k(a):\n    a[0] = twice(math)\n", kF32Array,
               "cannot pass module(math) to device function 'twice': pass numbers, tuples of numbers, arrays, records, "
-              "dtypes or functions", 2, 18}));
+              "grid groups, dtypes or functions", 2, 18}));
 
 TEST(CheckLocation, MessagesPointIntoTheUsersFile) {
   TestModule module;

@@ -1,6 +1,7 @@
 // The CPU backend's runtime (cpu/runtime/), compiled into this test as a real header rather than through a
 // generated kernel, so that the build's compiler and sanitizers check the scheduler itself: fibers, barriers,
-// warp rendezvous, the fault trap, Ctrl-C's stop flag, and the lent fiber stacks.
+// warp rendezvous, grid barriers of cooperative launches, the fault trap, Ctrl-C's stop flag, and the lent fiber
+// stacks.
 #include "cpu/runtime/host_runtime.h"  // first: it must come before any system header
 
 #include <gtest/gtest.h>
@@ -140,6 +141,98 @@ TEST(CpuRuntime, TheStopFlagEndsASpinningKernel) {
     pressing.join();
     EXPECT_EQ(run.error.failed, host_interrupted) << run.failure();
   }
+}
+
+// A cooperative launch of body: every block at once, each on an OS thread of its own (run_cooperative).
+template <typename Body>
+void run_grid(const HostLaunch& launch, Body& body) {
+  void* params[] = {&body};
+  run_cooperative(launch, [](const HostLaunch* l, void* const* p) {
+    HostBlocks blocks(l);
+    blocks.run_fibers(*static_cast<Body*>(p[0]), 0);
+  }, params);
+}
+
+// The classic test of a grid barrier: every thread writes its index, the grid syncs, and every thread reads the
+// element of the opposite thread, which another block wrote; again and again, with a second sync before each
+// write. Blocks run on OS threads of their own, so without the barrier some would read before others wrote.
+TEST(CpuRuntime, GridBarriersOrderTheBlocks) {
+  constexpr long long kBlocks = 8, kThreads = 64, kN = kBlocks * kThreads, kRounds = 20;
+  std::vector<long long> a(kN, -1), out(kN, -1);
+  Launcher run;
+  const HostLaunch launch = run.launch_of(kBlocks, kThreads);
+  auto body = [&](const HostThread& t) {
+    const long long i = t.blockIdx.x * kThreads + t.threadIdx.x;
+    long long v = i;
+    for (long long r = 0; r < kRounds; ++r) {
+      a[i] = v;
+      grid_sync(this_grid());
+      v = a[kN - 1 - i] + 1;
+      grid_sync(this_grid());
+    }
+    out[i] = v;
+  };
+  run_grid(launch, body);
+  ASSERT_EQ(run.failure(), "");
+  for (long long i = 0; i < kN; ++i) {
+    long long from = i;  // each round takes the opposite thread's value and adds 1
+    for (long long r = 0; r < kRounds; ++r) from = kN - 1 - from;
+    ASSERT_EQ(out[i], from + kRounds) << "thread " << i;
+  }
+}
+
+// A block that ends without reaching a grid barrier the others wait at is a deadlock, reported as one; so are
+// threads of one block at a grid barrier and a block barrier.
+TEST(CpuRuntime, GridBarrierDeadlocksAreReported) {
+  Launcher run;
+  const HostLaunch launch = run.launch_of(4, 32);
+  auto early = [&](const HostThread& t) {
+    if (t.blockIdx.x != 2) grid_sync(this_grid());
+  };
+  run_grid(launch, early);
+  EXPECT_EQ(run.error.failed, host_launch_failed);
+  EXPECT_NE(run.failure().find("waits at a grid barrier (g.sync()) that 1 block of the grid ended without reaching"),
+            std::string::npos) << run.failure();
+
+  Launcher mixed;
+  const HostLaunch split = mixed.launch_of(3, 64);
+  auto halves = [&](const HostThread& t) {
+    if (t.threadIdx.x < 40) grid_sync(this_grid());
+    else syncthreads();
+  };
+  run_grid(split, halves);
+  EXPECT_NE(mixed.failure().find(": 40 threads wait at a grid barrier (g.sync()) and 24 at a block barrier"),
+            std::string::npos) << mixed.failure();
+}
+
+// A block that fails (here a fault) releases the blocks waiting at a grid barrier, and the launch reports the
+// fault; Ctrl-C does too, while the other blocks wait for a block that spins.
+TEST(CpuRuntime, AFailureOrCtrlCReleasesTheGridBarrier) {
+  volatile int* const bad = reinterpret_cast<volatile int*>(static_cast<uintptr_t>(64));
+  Launcher run;
+  const HostLaunch launch = run.launch_of(6, 32);
+  auto faulting = [&](const HostThread& t) {
+    if (t.blockIdx.x == 4 && t.threadIdx.x == 7) *bad = 1;
+    grid_sync(this_grid());
+  };
+  run_grid(launch, faulting);
+  EXPECT_EQ(run.error.failed, host_fault) << run.failure();
+  EXPECT_NE(run.failure().find("in block (4, 0, 0)"), std::string::npos) << run.failure();
+
+  Launcher stopped;
+  const HostLaunch spinning = stopped.launch_of(5, 32);
+  std::thread pressing([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stopped.stop = 1;
+  });
+  auto spin = [&](const HostThread& t) {
+    if (t.blockIdx.x == 0)
+      for (;;) detail::poll_stop();
+    grid_sync(this_grid());
+  };
+  run_grid(spinning, spin);
+  pressing.join();
+  EXPECT_EQ(stopped.error.failed, host_interrupted) << stopped.failure();
 }
 
 // The lent stacks are usable memory after each way they grow and shrink (a temporary's destructor once

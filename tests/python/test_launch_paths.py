@@ -399,3 +399,42 @@ def test_mapped_and_managed_arrays_are_passed_by_address(fake_driver, nvrtc, tmp
     for first, warned in ((0, 1), (5, 0)):  # the kernel warns of staging once
         assert out[first] == "HostDeviceArray True True True", out
         assert out[first + 1:first + 5] == ["True 0", "True 0", f"False True {warned}", "True (10,)"], out
+
+
+def test_grid_sync_kernels_launch_cooperatively(fake_driver, nvrtc, tmp_path):
+    """A kernel that calls cg.this_grid() goes through cuLaunchCooperativeKernel, on the full path and the repeat
+    one, and others do not; the stand-in holds 2 blocks on each of its 132 multiprocessors, which
+    max_cooperative_grid_blocks reports and past which the launch is refused, saying how many fit."""
+    out = run_with_fake(fake_driver, tmp_path, textwrap.dedent(READ_LAST_LAUNCH) + textwrap.dedent("""
+        from jiasu import cuda
+
+        fake.jiasu_fake_last_launch_cooperative.restype = ctypes.c_int
+
+        @cuda.jit
+        def reverse(a, out):
+            i = cuda.grid(1)
+            a[i] = i
+            g = cuda.cg.this_grid()
+            g.sync()
+            out[i] = a[a.size - 1 - i]
+
+        a, b = jiasu.zeros(264 * 128, np.int64), jiasu.zeros(264 * 128, np.int64)
+        print(error_of(lambda: reverse.max_cooperative_grid_blocks(128)))
+        for blocks in (264, 100, 264):  # the full path, then repeat launches
+            reverse[blocks, 128](a, b)
+            print(last_launch() == ((blocks, 1, 1, 128, 1, 1, 0), packed(c_array(a), c_array(b))),
+                  fake.jiasu_fake_last_launch_cooperative())
+        print(reverse.max_cooperative_grid_blocks(128), reverse.max_cooperative_grid_blocks((8, 4, 4)))
+        print(error_of(lambda: reverse[265, 128](a, b)))
+        add[1, 32](a, b, b)
+        print(fake.jiasu_fake_last_launch_cooperative())
+    """))
+    assert out[0] == ("ValueError: kernel 'reverse' is not compiled yet: launch it, or call reverse.specialize(*args), "
+                      "before asking for max_cooperative_grid_blocks"), out[0]
+    assert out[1:4] == ["True 1"] * 3, out
+    assert out[4] == "264 264", out[4]
+    assert out[5] == ("LaunchError: kernel 'jiasu_kernel_reverse' calls cg.this_grid(), so its launch is cooperative (every block "
+                      "resident at once), and a grid of 265 blocks is more than the 264 blocks of 128 threads that "
+                      "jiasu fake GPU holds at once (2 per multiprocessor, 132 multiprocessors; see "
+                      "max_cooperative_grid_blocks)"), out[5]
+    assert out[6] == "0", out[6]

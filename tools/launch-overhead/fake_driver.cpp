@@ -13,7 +13,7 @@
 namespace {
 
 using CUresult = int;
-constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotFound = 500;
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotFound = 500, kCooperativeLaunchTooLarge = 720;
 char dummy_object[64];  // every handle points here
 
 CUresult ok() { return kSuccess; }
@@ -119,17 +119,19 @@ CUresult param_info(void* f, size_t index, size_t* offset, size_t* size) {
   *size = params[index].size;
   return kSuccess;
 }
-CUresult occupancy(int* blocks, void*, int, size_t) { *blocks = 2; return kSuccess; }
+constexpr int kResidentBlocks = 2;  // per multiprocessor, whatever the kernel
+CUresult occupancy(int* blocks, void*, int, size_t) { *blocks = kResidentBlocks; return kSuccess; }
 CUresult elapsed(float* ms, void*, void*) { *ms = 0.001f; return kSuccess; }
 
 // The last launch, as tests read it back through jiasu_fake_last_launch: kernel, configuration and
-// parameter bytes (padding zeroed).
+// parameter bytes (padding zeroed); whether it was cooperative, through jiasu_fake_last_launch_cooperative.
 struct Launch {
   void* function;
   unsigned config[7];  // grid x, y, z, block x, y, z, shared bytes
   void* stream;
   unsigned char params[4096];
   size_t size;
+  bool cooperative;
 } last_launch;
 
 CUresult launch_kernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -147,12 +149,22 @@ CUresult launch_kernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned 
   l.function = f;
   l.stream = stream;
   l.size = size;
+  l.cooperative = false;
   std::memset(l.params, 0, size);
   if (params)
     for (size_t i = 0; i < layout.size(); ++i) std::memcpy(l.params + layout[i].offset, params[i], layout[i].size);
   else if (extra)
     std::memcpy(l.params, extra[1], size);
   return kSuccess;
+}
+
+// A cooperative launch: refused when the grid is more than every multiprocessor holds at once.
+CUresult launch_cooperative(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                            unsigned shared, void* stream, void** params) {
+  if (1ull * gx * gy * gz > 1ull * kResidentBlocks * attribute(16)) return kCooperativeLaunchTooLarge;
+  const CUresult r = launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, nullptr);
+  last_launch.cooperative = r == kSuccess;
+  return r;
 }
 
 struct Entry {
@@ -175,6 +187,7 @@ const Entry kTable[] = {
     FN(cuModuleLoadData, load_module), FN(cuModuleUnload, unload_module), FN(cuModuleGetFunction, get_function),
     FN(cuFuncGetParamInfo, param_info), FN(cuFuncGetAttribute, func_attribute),
     FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, occupancy), FN(cuLaunchKernel, launch_kernel),
+    FN(cuLaunchCooperativeKernel, launch_cooperative),
 };
 // Functions of CUDA 12.4+ this driver does not have: jiasu then falls back as on an older driver.
 const char* const kMissing[] = {"cuModuleGetFunctionCount", "cuModuleEnumerateFunctions", "cuFuncGetName"};
@@ -201,6 +214,8 @@ size_t jiasu_fake_last_launch(void** function, unsigned* config, void** stream, 
   std::memcpy(params, last_launch.params, std::min(capacity, last_launch.size));
   return last_launch.size;
 }
+
+int jiasu_fake_last_launch_cooperative() { return last_launch.cooperative; }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int, uint64_t, int* status) {
   for (const char* name : kMissing)

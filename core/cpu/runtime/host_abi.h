@@ -28,6 +28,12 @@ namespace jiasu {
 // (HostError::failed == host_fault) instead of ending the process.
 // *stop turns nonzero when the user presses Ctrl-C: kernels check it at their loops' back-edges and at
 // barriers, and stop (HostError::failed == host_interrupted).
+//
+// A cooperative launch (of a kernel that calls jiasu.cg.this_grid()) runs every block of the grid at once, each
+// on an OS thread of its own (block_end == block_begin + 1), so that they can wait for each other:
+// grid_sync(grid_barrier) returns once every block has called it (grid_opened), or the answer why not: another
+// block failed (grid_failed: the launch reports that failure), Ctrl-C (grid_interrupted), or a positive count of
+// blocks that ended without reaching it (a deadlock). Both null in other launches.
 struct HostError {
   int failed;  // 0, or one of the HostFailure values
   char message[512];
@@ -35,6 +41,7 @@ struct HostError {
 };
 enum HostFailure : int { host_launch_failed = 1, host_index_error = 2, host_interrupted = 3, host_fault = 4,
                          host_raised = 5 };
+enum : long long { grid_opened = 0, grid_failed = -1, grid_interrupted = -2 };
 struct HostTrap {
   sigjmp_buf jump;
   int signal;     // 0 for an interrupt
@@ -48,6 +55,11 @@ struct HostLaunch {
   void* (*fiber_stacks)(long long count, long long* bytes);
   void (*arm)(HostTrap* trap);
   const volatile sig_atomic_t* stop;
+  void* grid_barrier;
+  long long (*grid_sync)(void* grid_barrier);
 };
+
+// A fiber's stack holds this much for the kernel's calls and scalars, plus the kernel's local arrays.
+constexpr long long host_fiber_stack_bytes = 64 * 1024;
 
 }  // namespace jiasu

@@ -22,7 +22,10 @@ namespace detail {
 // Block barriers: each fiber runs until it reaches a barrier or ends; once every fiber still running has
 // reached it, the barrier opens and they all continue. A thread that has returned counts as arrived at
 // every later barrier (what CUDA does in practice when all remaining threads reach it); its predicate is
-// not counted.
+// not counted. A grid barrier (g.sync() of a cooperative launch, whose blocks all run at once, each on an OS
+// thread of its own) is a block barrier at which the block then waits for the other blocks
+// (HostLaunch::grid_sync) before it opens; threads of one block waiting some at a grid barrier and some at a
+// block barrier are a deadlock.
 //
 // Warps: 32 consecutive linear threads of the block (x fastest), the last warp possibly partial. A warp
 // operation (shuffle, vote, syncwarp) is a rendezvous of the warp's live lanes (those that exist and have
@@ -86,6 +89,7 @@ struct HostBlock {
   long long scan_warp = 0, scan_next = 0;  // next_fiber looks at lane scan_next of warp scan_warp next
   bool scan_resumed = false;               // a lane of the current pass over the warp ran
   long long arrived = 0, votes = 0;                // the barrier being reached
+  long long grid_arrived = 0;                      // those of `arrived` at a grid barrier
   long long opened_arrived = 0, opened_votes = 0;  // the barrier that last opened
   void (*invoke)(void* body, const HostThread& thread) = nullptr;
   void* body = nullptr;
@@ -272,12 +276,14 @@ inline void fiber_main() {
 }
 
 // Waits until every running thread of the block has reached a barrier; `vote` is this thread's predicate.
-inline void barrier(bool vote) {
+// grid: a grid barrier, which every block of the grid reaches before it opens.
+inline void barrier(bool vote, bool grid = false) {
   poll_stop();
   HostBlock& block = *current_block;
   if (!block.contexts) return;  // threads run one after another: no barrier in the kernel (cannot happen)
   block.arrived += 1;
   block.votes += vote ? 1 : 0;
+  block.grid_arrived += grid ? 1 : 0;
   block.state[block.current] = fiber_at_barrier;
   yield(block);
 }
@@ -337,6 +343,7 @@ template <typename T> inline T from_bits(unsigned long long bits) {
 }  // namespace detail
 
 inline void syncthreads() { detail::barrier(false); }
+inline void grid_sync(GridGroup) { detail::barrier(false, true); }
 inline int syncthreads_count(bool p) {
   detail::barrier(p);
   return static_cast<int>(detail::current_block->opened_votes);
@@ -469,8 +476,7 @@ inline unsigned activemask(int site = 0) {
 // (see HostLaunch): nothing here throws or aborts (unless error is null).
 class HostBlocks {
  public:
-  // A fiber's stack: this much for the kernel's calls and scalars, plus its local arrays.
-  static constexpr long long base_stack_bytes = 64 * 1024;
+  static constexpr long long base_stack_bytes = host_fiber_stack_bytes;
 
   explicit HostBlocks(const HostLaunch* launch) : launch_(*launch), previous_(detail::current_block) {
     thread_.gridDim = {launch_.grid[0], launch_.grid[1], launch_.grid[2]};
@@ -540,7 +546,7 @@ class HostBlocks {
         warp.arrived_mask = 0;
       }
       state_.running = threads_;
-      state_.arrived = state_.votes = 0;
+      state_.arrived = state_.votes = state_.grid_arrived = 0;
       state_.scan_warp = state_.scan_next = 0;
       state_.scan_resumed = false;
       for (;;) {  // one phase: every warp runs until its lanes wait at the barrier or have ended
@@ -549,7 +555,7 @@ class HostBlocks {
           state_.current = next;
           detail::fiber_switch(state_.scheduler, state_.contexts[next]);
         }
-        if (state_.failed || state_.running == 0) break;
+        if (state_.failed || state_.running == 0 || !grid_barrier_opens()) break;
         state_.opened_arrived = state_.arrived;  // every running fiber waits at the barrier: open it
         state_.opened_votes = state_.votes;
         state_.arrived = state_.votes = 0;
@@ -558,6 +564,36 @@ class HostBlocks {
         state_.scan_warp = state_.scan_next = 0;
       }
     }
+  }
+
+  // Every running fiber waits at a barrier: at a grid barrier, until every block of the grid has reached it
+  // (grid_sync). False when the block stops there instead (it failed, or another block did).
+  bool grid_barrier_opens() {
+    if (state_.grid_arrived == 0) return true;
+    const HostDim3& b = state_.block_index;
+    if (state_.grid_arrived != state_.arrived) {
+      detail::fail(state_, "deadlock in block (%lld, %lld, %lld): %lld threads wait at a grid barrier (g.sync()) and "
+                   "%lld at a block barrier (syncthreads); the threads of a block meet at the same barrier",
+                   b.x, b.y, b.z, state_.grid_arrived, state_.arrived - state_.grid_arrived);
+      return false;
+    }
+    state_.grid_arrived = 0;
+    if (!launch_.grid_sync) {
+      detail::fail(state_, "a grid barrier (g.sync()) in a launch that is not cooperative");
+      return false;
+    }
+    const long long answer = launch_.grid_sync(launch_.grid_barrier);
+    if (answer == grid_opened) return true;
+    if (answer == grid_interrupted) {
+      detail::stop_now();  // leaves through the trap, which reports it; without one, reported here
+      detail::fail_as(state_, host_interrupted, "interrupted (Ctrl-C) in block (%lld, %lld, %lld)", b.x, b.y, b.z);
+    } else if (answer > 0) {
+      detail::fail(state_, "deadlock: block (%lld, %lld, %lld) waits at a grid barrier (g.sync()) that %lld block%s of "
+                   "the grid ended without reaching; every block of the grid must reach it", b.x, b.y, b.z, answer,
+                   answer == 1 ? "" : "s");
+    }
+    state_.failed = true;  // grid_failed: another block failed, and the launch reports that
+    return false;
   }
 
   // Runs run(*this, context) with this OS thread's trap armed: a memory fault, or Ctrl-C, in a kernel ends

@@ -20,6 +20,7 @@
 
 #include "dnn/runtime/float_convert.h"
 #include "dnn/runtime/batch_norm_params.h"
+#include "emit/runtime/grid_barrier.h"
 
 namespace jiasu {
 namespace batch_norm {
@@ -167,7 +168,7 @@ struct Sums {
   }
 };
 
-// ---- Reductions and the barrier.
+// ---- Reductions (the grid barrier between the phases is emit/runtime/grid_barrier.h).
 
 template <typename A> __device__ __forceinline__ A warp_sum(A v) {
   for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
@@ -195,20 +196,6 @@ __device__ __forceinline__ void slot_sum(A& s1, A& s2, int width, int slots) {
   if (static_cast<int>(threadIdx.x) < width)
     for (int k = 1; k < slots; ++k) s1 += firsts[k * width + threadIdx.x], s2 += seconds[k * width + threadIdx.x];
   __syncthreads();  // before the next round writes the arrays again
-}
-
-// Waits until `expected` blocks have arrived at this counter (each arrives once); what they wrote before it is
-// then visible to every thread of the block (read it with __ldcg: L1 is not coherent across blocks).
-__device__ __forceinline__ void grid_barrier(unsigned* arrivals, unsigned expected) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    atomicAdd(arrivals, 1u);
-    while (*static_cast<volatile unsigned*>(arrivals) < expected) {
-    }
-    __threadfence();
-  }
-  __syncthreads();
 }
 
 // ---- The passes: what a kernel loads per unit, sums per channel, and writes from the channel's coefficients.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "emit/runtime/kernel_runtime.h"
+#include "emit/runtime/grid_barrier.h"
 
 namespace jiasu {
 
@@ -158,6 +159,12 @@ template <typename T>
 JIASU_FN unsigned brev(T x) { return __brev(static_cast<unsigned>(unsigned_bits(x))); }
 JIASU_FN unsigned long long brev(long long x) { return __brevll(unsigned_bits(x)); }
 JIASU_FN unsigned long long brev(unsigned long long x) { return __brevll(x); }
+
+// ---- Cooperative groups
+// g.sync() of the grid, whose blocks a cooperative launch keeps resident (runtime/module.cpp). The counter is the
+// module's, so one per compiled kernel: cooperative launches of one kernel on different streams must not overlap.
+__device__ unsigned grid_sync_arrivals;
+JIASU_FN void grid_sync(GridGroup) { grid_barrier(&grid_sync_arrivals, gridDim.x * gridDim.y * gridDim.z); }
 
 }  // namespace jiasu
 

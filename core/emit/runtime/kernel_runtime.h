@@ -47,6 +47,11 @@ struct RaiseSite {
   int line, column;
 };
 
+// The grid of a cooperative launch, as jiasu.cg.this_grid() gives it: nothing to hold, since every thread knows
+// its grid. Each target defines grid_sync(GridGroup), the barrier of every thread of the grid (g.sync()).
+struct GridGroup {};
+JIASU_FN GridGroup this_grid() { return {}; }
+
 // ---- Scalar traits (NVRTC has no <type_traits>)
 template <typename A, typename B> struct same_type { static constexpr bool value = false; };
 template <typename A> struct same_type<A, A> { static constexpr bool value = true; };
