@@ -150,6 +150,21 @@ class _Fp16:
 
 fp16: _Fp16
 
+# Cooperative groups: cuda.cg.this_grid().sync(); a kernel that calls this_grid() is launched cooperatively.
+class _GridGroup:
+    def sync(self) -> None: ...
+
+class _CooperativeGroups:
+    def this_grid(self) -> _GridGroup: ...
+
+cg: _CooperativeGroups
+
+# libdevice's functions by name (cuda.libdevice.sinf, fast_expf, ...): each takes and returns numbers.
+class _Libdevice:
+    def __getattr__(self, name: str) -> Callable[..., Any]: ...
+
+libdevice: _Libdevice
+
 # Numba's vector types: cuda.float32x4(a, b, c, d) is a namedtuple with fields x, y, z, w, made from numbers and
 # other vectors, whose components it takes in order.
 class _Vector:
