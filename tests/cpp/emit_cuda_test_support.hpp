@@ -61,4 +61,17 @@ class EmitCuda : public ::testing::Test {
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// The kernel checked for `signature`, and the "line:column: message" of the CompileError checking it gives.
+inline fe::Program checked(const std::string& kernel, const std::vector<Type>& signature, Globals globals = {}) {
+  return fe::check(python(kernel, std::move(globals)), signature);
+}
+inline std::string compile_error(const std::string& kernel, const std::vector<Type>& signature, Globals globals = {}) {
+  try {
+    checked(kernel, signature, std::move(globals));
+  } catch (const fe::CompileError& e) {
+    return std::to_string(e.line()) + ":" + std::to_string(e.column()) + ": " + e.message();
+  }
+  return "no CompileError";
+}
+
 }  // namespace jiasu::emit_test

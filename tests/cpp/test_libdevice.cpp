@@ -15,19 +15,6 @@ namespace {
 
 using namespace emit_test;
 
-std::string compile_error(const std::string& kernel, const std::vector<Type>& signature, Globals globals = {}) {
-  try {
-    fe::check(python(kernel, std::move(globals)), signature);
-  } catch (const fe::CompileError& e) {
-    return std::to_string(e.line()) + ":" + std::to_string(e.column()) + ": " + e.message();
-  }
-  return "no CompileError";
-}
-
-fe::Program checked(const std::string& kernel, const std::vector<Type>& signature, Globals globals = {}) {
-  return fe::check(python(kernel, std::move(globals)), signature);
-}
-
 TEST(CheckLibdevice, EveryMathFunctionHasItsFloatAndDoubleFunction) {
   for (const char* name : {"sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "asin", "acos",
                            "atan", "sinh", "cosh", "tanh", "erf", "erfc", "fabs", "exp2", "acosh", "asinh", "atanh",

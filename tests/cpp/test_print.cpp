@@ -14,19 +14,6 @@ namespace {
 
 using namespace emit_test;
 
-std::string compile_error(const std::string& kernel, const std::vector<Type>& signature, Globals globals = {}) {
-  try {
-    fe::check(python(kernel, std::move(globals)), signature);
-  } catch (const fe::CompileError& e) {
-    return std::to_string(e.line()) + ":" + std::to_string(e.column()) + ": " + e.message();
-  }
-  return "no CompileError";
-}
-
-fe::Program checked(const std::string& kernel, const std::vector<Type>& signature, Globals globals = {}) {
-  return fe::check(python(kernel, std::move(globals)), signature);
-}
-
 TEST(CheckPrint, TakesNumbersBoolsAndStringLiteralsAndMarksThePrintingFunction) {
   Globals globals{{"report", device_function("def report(x):\n    print('x is', x)\n    return x\n")}};
   fe::Program program = checked("def k(a, n, b):\n    print()\n    print(a[0], n, b, 'done', np.float16(1), 2.5)\n"
