@@ -1,12 +1,15 @@
 // Kernels written in Python: @jiasu.kernel objects, their launch configurations k[grid, block], and the
 // conversion of a launch's Python arguments for the core's launch engine (program/launch.hpp).
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 #include <structmember.h>
 
 #include <algorithm>
 #include <deque>
 
 #include "common.hpp"
+#include "kernel_arguments.hpp"
 #include "frontend/check.hpp"
 #include "program/launch.hpp"
 #include "program/python_kernel.hpp"
@@ -16,10 +19,6 @@
 
 namespace jiasu::py {
 namespace {
-
-// What a scalar argument was in Python (LaunchArgument::scalar_kind): the repeat launch converts the next
-// argument in its place the same way. A NumPy scalar's scalar_type is its (static) type object.
-enum ScalarKind : uint8_t { kOtherScalar = 0, kPythonInt, kPythonFloat, kPythonBool, kNumpyScalar, kPythonComplex };
 
 // A NumPy array copied to the device for one launch (copies[i] is staged[i]'s device copy and host memory).
 struct Staged {
@@ -48,156 +47,6 @@ struct Scratch {
 
 class KernelFunction;
 
-bool is_python_number(PyObject* o) {
-  return PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) || PyComplex_CheckExact(o);
-}
-
-// A Python float, bool, int or complex: its bytes, dtype and kind in `a`; false for anything else. Python
-// numbers are weak scalars (NEP 50), bool excepted.
-bool python_number(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
-  if (PyFloat_CheckExact(o)) {
-    a = LaunchArgument::scalar(PyFloat_AS_DOUBLE(o), DType::Float64, true);
-    a.scalar_kind = kPythonFloat;
-    return true;
-  }
-  if (PyComplex_CheckExact(o)) {
-    const Py_complex c = PyComplex_AsCComplex(o);
-    a = LaunchArgument::scalar(c, DType::Complex128, true);  // two doubles, real part first
-    a.scalar_kind = kPythonComplex;
-    return true;
-  }
-  if (PyBool_Check(o)) {
-    a = LaunchArgument::scalar(static_cast<uint8_t>(o == Py_True), DType::Bool);
-    a.scalar_kind = kPythonBool;
-    return true;
-  }
-  if (PyLong_CheckExact(o)) {
-    long long v = PyLong_AsLongLong(o);
-    if (v == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      throw BadValue("argument " + std::to_string(index) + " of kernel '" + kernel + "' is an int too large for int64");
-    }
-    a = LaunchArgument::scalar(v, DType::Int64, true);
-    a.scalar_kind = kPythonInt;
-    return true;
-  }
-  return false;
-}
-
-bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a);
-
-// A NumPy array of a subclass whose memory the GPU reads and writes in place (jiasu.cuda.mapped_array and
-// managed_array), which says so with __cuda_array_interface__: a GPU launch passes it by its device address, as
-// any such object, instead of staging it. Plain NumPy arrays are not asked: their launches cost nothing more.
-bool in_device_memory(PyObject* o) {
-  return Py_TYPE(o) != numpy_ndarray_type() && nb::hasattr(nb::handle(o), "__cuda_array_interface__");
-}
-
-// A tuple (or namedtuple) of scalars and of such tuples: packed as the kernel's struct of it.
-LaunchArgument tuple_argument(PyObject* o, size_t index, const std::string& kernel) {
-  std::vector<LaunchArgument> items(static_cast<size_t>(PyTuple_GET_SIZE(o)));
-  for (size_t k = 0; k < items.size(); ++k) {
-    PyObject* item = PyTuple_GET_ITEM(o, static_cast<Py_ssize_t>(k));
-    if (!classify_scalar(item, index, kernel, items[k]))
-      throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "' is a tuple holding " +
-                        python_type_name(nb::handle(item)) + ": tuples passed to kernels hold numbers and tuples of them");
-  }
-  std::vector<std::string> fields;  // a namedtuple's
-  if (!PyTuple_CheckExact(o)) {
-    nb::object names = nb::getattr(nb::handle(Py_TYPE(o)), "_fields", nb::none());
-    if (!names.is_none())
-      for (nb::handle name : names) fields.push_back(nb::cast<std::string>(nb::str(name)));
-    if (fields.size() != items.size()) fields.clear();
-  }
-  try {
-    return LaunchArgument::tuple(items, fields);
-  } catch (const BadArgument& e) {
-    throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
-  }
-}
-
-// Scalars (Python and NumPy) and tuples of them: their bytes and dtype. False for anything else.
-bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
-  if (python_number(o, index, kernel, a)) return true;
-  if (PyTuple_Check(o)) {
-    a = tuple_argument(o, index, kernel);
-    return true;
-  }
-  if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
-  if (const NumpyScalarType* scalar = numpy_scalar_type(o)) {
-    // A type jiasu has no dtype for: asking again raises the reason.
-    a.dtype = scalar->dtype ? *scalar->dtype : dtype_from_object(nb::handle(o).attr("dtype"));
-    Py_buffer view;
-    if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
-    a.size = static_cast<uint8_t>(std::min<size_t>(view.len, sizeof a.bytes));
-    std::memcpy(a.bytes, view.buf, a.size);
-    PyBuffer_Release(&view);
-    if (scalar->static_type) {  // no Python code serves its buffer: the repeat launch may read it
-      a.scalar_kind = kNumpyScalar;
-      a.scalar_type = scalar->type;
-    }
-    return true;
-  }
-  return false;
-}
-
-// A NumPy structured array or record scalar: `a` describes it, its memory in place (kept in `temporaries`).
-// False for any other object. Callers ask only once the ordinary conversion failed (records have no jiasu
-// dtype), so that other arguments pay nothing for records.
-bool record_argument(nb::handle value, size_t index, const std::string& kernel, LaunchArgument& a,
-                     std::deque<Array>& temporaries) {
-  std::optional<HostRecords> records;
-  try {
-    records = host_records_from(value);
-  } catch (const BadArgument& e) {
-    throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
-  }
-  if (!records) return false;
-  temporaries.push_back(std::move(records->memory));
-  a.array = &temporaries.back();
-  a.record = std::move(records->layout);
-  a.single_record = records->single_record;
-  a.read_only = records->read_only;
-  return true;
-}
-
-// Before a kernel that prints runs on the CPU: what Python printed before the launch goes out first (sys.stdout
-// may hold it in its buffer; the kernel's lines go through C's stdout, which the launch flushes at its end).
-void flush_python_stdout() {
-  PyObject* out = PySys_GetObject("stdout");  // borrowed; None or absent without a console
-  if (!out || out == Py_None) return;
-  PyObject* done = PyObject_CallMethod(out, "flush", nullptr);
-  if (!done) throw nb::python_error();
-  Py_DECREF(done);
-}
-
-// The signature entry of an argument from its type alone: nothing is copied or wrapped, so this works
-// without a GPU (k.specialize).
-void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel) {
-  PyObject* o = value.ptr();
-  LaunchArgument scalar;
-  std::deque<Array> records;
-  try {
-    if (classify_scalar(o, index, kernel, scalar)) return append_argument_key(key, scalar);
-  } catch (const BadArgument&) {
-    if (record_argument(value, index, kernel, scalar, records)) return append_argument_key(key, scalar);
-    throw;
-  }
-  auto described = [&]() -> Array {
-    if (Py_TYPE(o) == array_type) return *nb::inst_ptr<Array>(value);
-    bool read_only;  // a NumPy array by its own layout (a GPU launch stages a C-contiguous copy)
-    if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) return host_array_from(value, read_only);
-    return device_array_from(value);
-  };
-  try {
-    const Array a = described();
-    append_array_key(key, a.dtype(), static_cast<int>(a.ndim()), a.c_contiguous());
-  } catch (const BadArgument& e) {
-    if (record_argument(value, index, kernel, scalar, records)) return append_argument_key(key, scalar);
-    throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
-  }
-}
-
 // The core's configuration, and the Python objects it came from.
 struct BoundConfig {
   LaunchConfig launch;
@@ -218,6 +67,7 @@ class KernelFunction {
   nb::object extensions = nb::steal(PyList_New(0));
 
   PythonKernel& kernel() { return kernel_; }
+  KernelLauncher& launcher() { return launcher_; }
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
@@ -380,7 +230,10 @@ class KernelFunction {
 
   void classify_host(PyObject* o, size_t index, Scratch& scratch, LaunchArgument& a) {
     try {
-      if (classify_scalar(o, index, name_, a)) return append_argument_key(scratch.key, a);
+      if (classify_scalar(o, index, name_, a)) {
+        launcher_.apply_declared_type(index, a);
+        return append_argument_key(scratch.key, a);
+      }
     } catch (const BadArgument&) {
       if (record_argument(nb::handle(o), index, name_, a, scratch.temporaries)) return append_argument_key(scratch.key, a);
       throw;
@@ -422,7 +275,10 @@ class KernelFunction {
                                     "; copy it with jiasu.asarray(x, device=" + std::to_string(device) + ")");
     } else {
       try {
-        if (classify_scalar(o, index, name_, a)) return append_argument_key(scratch.key, a);
+        if (classify_scalar(o, index, name_, a)) {
+          launcher_.apply_declared_type(index, a);
+          return append_argument_key(scratch.key, a);
+        }
         a.array = &other_array(value, index, scratch, device, a.read_only);
       } catch (const BadArgument&) {  // structured data has no jiasu dtype: staged as records
         if (!record_argument(value, index, name_, a, scratch.temporaries)) throw;
@@ -747,9 +603,15 @@ void bind_kernel(nb::module_& m) {
                    "The Python function the kernel was compiled from (Numba's name for it).")
       .def_prop_ro("_description", [](const KernelFunction& k) { return k.description; },
                    "What the front end reads of the function (a kernel called from a kernel is a device function).")
+      .def("_declare_scalar_types", [](KernelFunction& k, const std::vector<std::optional<std::string>>& names) {
+        std::vector<std::optional<DType>> types;
+        for (const auto& name : names) types.push_back(name ? std::optional(dtype_from_name(*name)) : std::nullopt);
+        k.launcher().declare_scalar_types(std::move(types));
+      }, "Numba's signature types of the scalar parameters (dtype names, None for the others): each scalar "
+         "argument is converted to its parameter's type (cuda.jit(\"void(int32[:], int32)\")).")
       .def("specialize", [](KernelFunction& k, nb::args args) {
         std::string key;
-        for (size_t i = 0; i < args.size(); ++i) append_type_key(key, args[i], i, k.name());
+        for (size_t i = 0; i < args.size(); ++i) append_type_key(key, args[i], i, k.name(), k.launcher());
         return describe_signature(k.kernel().specialization(key).key());
       }, "Compile the front end for these arguments' types without launching (no GPU needed); returns the "
          "signature. NVRTC runs later, at the first launch or in inspect_ptx().")

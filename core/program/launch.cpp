@@ -151,6 +151,9 @@ void RepeatLaunch::pack(const ParamLayout& layout, const LaunchArgument* argumen
         r.scalar_kind = a.scalar_kind;
         r.scalar_type = a.scalar_type;
         r.size = a.size;
+        r.converted = a.converted;
+        r.given = a.given;
+        r.dtype = a.dtype;
       }
     }
     r.offset = static_cast<uint32_t>(at - args_.buffer());

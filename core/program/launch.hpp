@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct LaunchArgument {
   // launch cannot take) and, where the kind needs it, the value's type. The core only compares them.
   uint8_t scalar_kind = 0;
   const void* scalar_type = nullptr;
+  // A scalar converted to its parameter's declared type (KernelLauncher::declare_scalar_types): the dtype it
+  // came as, which the repeat launch converts from.
+  bool converted = false;
+  DType given = DType::Bool;
   // A tuple of scalars (and of such tuples): its bytes laid out as the kernel's struct of it, its signature
   // entry ('T', count, the items' entries) and the struct's alignment. Empty for anything else.
   std::string tuple_key;
@@ -85,7 +90,13 @@ struct LaunchArgument {
     a.weak = weak;
     return a;
   }
+  // A scalar argument converted to `to` as the kernel language converts numbers (integers wrap, floats
+  // truncate toward zero, a complex number gives its real part): strong, of dtype `to`.
+  void convert_to(DType to);
 };
+
+// Writes the value at `in`, of dtype `from`, at `out` as dtype `to` (LaunchArgument::convert_to's rule).
+void convert_scalar(DType from, const void* in, DType to, void* out);
 
 // The argument's entry of the signature key (see signature.hpp); BadArgument for an array of more than
 // kMaxKernelArrayRank dimensions.
@@ -142,6 +153,8 @@ class RepeatLaunch {
     bool contiguous = false;
     const void* scalar_type = nullptr;  // Scalar's: LaunchArgument::scalar_type
     uint32_t offset = 0;                // in the parameter buffer
+    bool converted = false;             // Scalar's: converted from `given` to `dtype` (LaunchArgument::converted)
+    DType given{};
   };
 
   // The full path: packs `arguments` into `layout` (BadArgument/LaunchError for a wrong count or size,
@@ -171,8 +184,13 @@ class RepeatLaunch {
   // Writes a scalar's `size` bytes over argument i when it is of the recorded kind, type and size.
   [[gnu::always_inline]] bool put_scalar(const Record& r, uint8_t scalar_kind, const void* scalar_type,
                                          const void* bytes, size_t size) {
-    if (r.kind != Record::Scalar || r.scalar_kind != scalar_kind || r.scalar_type != scalar_type || r.size != size)
-      return false;
+    if (r.kind != Record::Scalar || r.scalar_kind != scalar_kind || r.scalar_type != scalar_type) return false;
+    if (r.converted) [[unlikely]] {
+      if (size != itemsize(r.given)) return false;
+      convert_scalar(r.given, bytes, r.dtype, args_.buffer() + r.offset);
+      return true;
+    }
+    if (r.size != size) return false;
     std::memcpy(args_.buffer() + r.offset, bytes, size);
     return true;
   }
@@ -236,6 +254,16 @@ class KernelLauncher {
   }
   PythonKernel& kernel() { return kernel_; }
 
+  // Numba's signature types of scalar parameters (cuda.jit("void(int32[:], int32)")): types[i], when set, is
+  // the dtype a scalar argument i takes, whatever number it is given as. Empty: arguments keep their own types.
+  void declare_scalar_types(std::vector<std::optional<DType>> types) { declared_ = std::move(types); }
+  // Converts argument `index` to its declared type, if it is a scalar (not a tuple) whose parameter has one.
+  // Callers apply it to each classified argument before keying it.
+  [[gnu::always_inline]] void apply_declared_type(size_t index, LaunchArgument& a) const {
+    if (index < declared_.size() && declared_[index] && !a.array && a.tuple_key.empty()) [[unlikely]]
+      a.convert_to(*declared_[index]);
+  }
+
  private:
   [[gnu::always_inline]] static void run(const LaunchConfig& config, Kernel& compiled, LaunchArgs& packed) {
     Dim3 grid = config.grid, block = config.block;
@@ -247,6 +275,7 @@ class KernelLauncher {
   RepeatLaunch repeat_;
   Kernel* last_kernel_ = nullptr;  // the last GPU launch's (its module keeps it alive)
   cu::CUdeviceptr error_record_ = 0;  // its module's jiasu_device_error, when it records a raise
+  std::vector<std::optional<DType>> declared_;
 };
 
 }  // namespace jiasu

@@ -115,7 +115,7 @@ def _describe(value):
             return ("module", "jiasu")
         return ("module", value.__name__) if value.__name__ in ("math", "cmath", "numpy", "jiasu") else (
             "unsupported", f"module {value.__name__}")
-    if isinstance(value, (DeviceFunction, _core.KernelFunction, SignatureKernel)):  # a kernel called from a kernel
+    if isinstance(value, (DeviceFunction, _core.KernelFunction)):  # a kernel called from a kernel
         return ("function", value._description)
     if isinstance(value, ExternalFunction):
         return ("external", value)
@@ -219,51 +219,3 @@ def kernel(fn: Callable[..., object] | None = None, *, debug: bool = False, link
 def func(fn: Callable[..., object]) -> DeviceFunction:
     """Mark a Python function as a device function, callable from kernels."""
     return DeviceFunction(fn)
-
-
-class SignatureKernel:
-    """A kernel given a signature (Numba's ``cuda.jit("void(int32[:], int32)")``): its scalar arguments take the
-    signature's types, as Numba's do, so a Python int passed for an int32 parameter is an int32 in the kernel.
-    Everything else is the kernel's own (``k[blocks, threads]``, ``forall``, ``specialize``, ``py_func``, ...)."""
-
-    _SCALARS = (bool, int, float, complex)
-
-    def __init__(self, kernel, scalar_types):
-        np = sys.modules["numpy"]  # a signature's scalar types are NumPy's
-        self._kernel = kernel
-        # Per converted parameter: its index, type, and the range of a Python int it takes as it is (an integer
-        # type's; None for the others), checked first because that is every launch's case.
-        self._conversions = [(i, t, *((np.iinfo(t).min, np.iinfo(t).max) if issubclass(t, np.integer) else (None, None)))
-                             for i, t in enumerate(scalar_types) if t is not None]
-        self._description = kernel._description
-
-    def _converted(self, args):
-        np = sys.modules["numpy"]
-        args = list(args)
-        count = len(args)
-        for i, scalar_type, low, high in self._conversions:
-            if i >= count:
-                continue
-            value = args[i]
-            if type(value) is int and low is not None:
-                # Out of range, it wraps, as Numba's conversion does.
-                args[i] = (scalar_type(value) if low <= value <= high
-                           else np.uint64(value & 0xFFFF_FFFF_FFFF_FFFF).astype(scalar_type))
-            elif isinstance(value, (self._SCALARS, np.generic)):
-                args[i] = scalar_type(value)
-        return args
-
-    def __getitem__(self, config):
-        launch = self._kernel[config]
-        return lambda *args: launch(*self._converted(args))
-
-    def forall(self, *args, **kwargs):
-        launch = self._kernel.forall(*args, **kwargs)
-        return lambda *args: launch(*self._converted(args))
-
-    def __call__(self, *args):
-        return self._kernel(*args)  # raises: a kernel is launched with a configuration
-
-    def __getattr__(self, name):
-        return getattr(self._kernel, name)
-

@@ -6,7 +6,6 @@ API on jiasu's arrays, streams and events. Differences from Numba are listed in 
 """
 import jiasu as _jiasu
 from jiasu._core import HostDeviceMemory as _HostMemory
-from jiasu._kernel import SignatureKernel as _SignatureKernel
 
 # Numba's scalar type names, as dtypes (they work in kernels, e.g. cuda.shared.array(32, cuda.float32)).
 _TYPE_NAMES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
@@ -40,7 +39,9 @@ def jit(func_or_sig=None, device=False, debug=False, link=(), **options):
             return _jiasu.func(fn)
         kernel = _jiasu.kernel(fn, debug=debug, link=link)
         scalar_types = _signature_scalar_types(signature)
-        return _SignatureKernel(kernel, scalar_types) if any(t is not None for t in scalar_types) else kernel
+        if any(t is not None for t in scalar_types):
+            kernel._declare_scalar_types(scalar_types)
+        return kernel
 
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, type)) and not hasattr(func_or_sig, "args"):
         return wrap(func_or_sig)
@@ -128,8 +129,8 @@ def _prepare_arguments(extensions, args, stream):
 
 
 def _signature_scalar_types(signature):
-    """Per kernel parameter, the NumPy scalar type a Numba signature gives it: None for arrays, for what is not
-    a scalar type, and for every parameter when there is no signature or a list of several."""
+    """Per kernel parameter, the dtype name a Numba signature gives it: None for arrays, for what is not a
+    scalar type, and for every parameter when there is no signature or a list of several."""
     if isinstance(signature, list):
         signature = signature[0] if len(signature) == 1 else None
     if signature is None:
@@ -143,10 +144,9 @@ def _signature_scalar_types(signature):
     import numpy as np
 
     def scalar_type(name):
-        try:
-            return getattr(np, _ALIASES.get(name, name)) if name in _TYPE_NAMES or name in _ALIASES else None
-        except AttributeError:
+        if name not in _TYPE_NAMES and name not in _ALIASES:
             return None
+        return np.dtype(getattr(np, _ALIASES.get(name, name))).name
     return [scalar_type(name) if name else None for name in names]
 
 

@@ -12,10 +12,9 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 from jiasu import cuda_random
 from jiasu._core import Array, Device, Event, KernelFunction, Stream
 from jiasu._host_memory import HostDeviceArray
-from jiasu._kernel import DeviceFunction, ExternalFunction, SignatureKernel
+from jiasu._kernel import DeviceFunction, ExternalFunction
 
 _Shape = int | Sequence[int]
-_Kernel = KernelFunction | SignatureKernel
 
 # Numba's scalar type names, as NumPy's scalar types.
 int8 = np.int8
@@ -267,10 +266,10 @@ double4: _VectorType
 
 # The decorator.
 @overload
-def jit(func_or_sig: Callable[..., Any], /) -> _Kernel: ...
+def jit(func_or_sig: Callable[..., Any], /) -> KernelFunction: ...
 @overload
 def jit(func_or_sig: Any = None, device: bool = False, debug: bool = False, link: str | Sequence[str] = (),
-        **options: Any) -> Callable[[Callable[..., Any]], _Kernel | DeviceFunction]: ...
+        **options: Any) -> Callable[[Callable[..., Any]], KernelFunction | DeviceFunction]: ...
 
 def declare_device(name: str, sig: Any, link: str | Sequence[str] | None = None, use_cooperative: bool = False,
                    abi: str = "numba") -> ExternalFunction: ...

@@ -196,6 +196,61 @@ TEST(RepeatLaunch, ADifferentKindOfArgumentIsRefusedAndWritesNothing) {
   EXPECT_EQ(std::vector<unsigned char>(p.bytes(), p.bytes() + 76), before);
 }
 
+// Numba's signature types (cuda.jit("void(int32, float32, ...)")): a scalar takes its parameter's declared dtype.
+TEST(DeclaredScalarTypes, ConvertAsTheKernelLanguageDoes) {
+  LaunchArgument big = LaunchArgument::scalar<int64_t>((int64_t{1} << 32) + 7, DType::Int64, true);
+  big.convert_to(DType::Int32);  // wraps, as the kernel's int32(x) does
+  EXPECT_EQ(big.dtype, DType::Int32);
+  EXPECT_EQ(big.size, 4);
+  EXPECT_FALSE(big.weak);
+  EXPECT_TRUE(big.converted);
+  EXPECT_EQ(big.given, DType::Int64);
+  EXPECT_EQ(read_at<int32_t>(big.bytes, 0), 7);
+
+  LaunchArgument negative = LaunchArgument::scalar<double>(-2.75, DType::Float64, true);
+  negative.convert_to(DType::Int16);  // truncates toward zero
+  EXPECT_EQ(read_at<int16_t>(negative.bytes, 0), -2);
+  EXPECT_EQ(negative.size, 2);
+
+  LaunchArgument third = LaunchArgument::scalar<double>(1.0 / 3.0, DType::Float64, true);
+  third.convert_to(DType::Float32);
+  EXPECT_EQ(read_at<float>(third.bytes, 0), static_cast<float>(1.0 / 3.0));
+
+  LaunchArgument flag = LaunchArgument::scalar<uint8_t>(1, DType::Bool);
+  flag.convert_to(DType::Float64);
+  EXPECT_EQ(read_at<double>(flag.bytes, 0), 1.0);
+
+  LaunchArgument whole = LaunchArgument::scalar<int64_t>(-1, DType::Int64, true);
+  whole.convert_to(DType::Complex64);
+  EXPECT_EQ(read_at<float>(whole.bytes, 0), -1.0f);
+  EXPECT_EQ(read_at<float>(whole.bytes, 4), 0.0f);
+  EXPECT_EQ(whole.size, 8);
+
+  whole.convert_to(DType::UInt8);  // a second conversion keeps the value's own dtype as `given`
+  EXPECT_EQ(whole.given, DType::Int64);
+  EXPECT_EQ(read_at<uint8_t>(whole.bytes, 0), 255);
+}
+
+TEST(DeclaredScalarTypes, RepeatLaunchConvertsTheNewValue) {
+  Packed p;
+  p.arguments[2].convert_to(DType::Int32);    // a Python int for an int32 parameter
+  p.arguments[3].convert_to(DType::Float32);  // a Python float for a float32 parameter
+  p.layout.params[2] = {56, 4};
+  p.layout.params[3] = {64, 4};
+  p.repeat.pack(p.layout, p.arguments.data(), p.arguments.size(), 0);
+  EXPECT_EQ(read_at<int32_t>(p.bytes(), 56), -3);
+  EXPECT_EQ(read_at<float>(p.bytes(), 64), 0.5f);
+  const int64_t i = (int64_t{5} << 32) | 12;
+  const double f = 0.1;
+  EXPECT_TRUE(p.repeat.put_scalar(p.repeat.record(2), kInt, nullptr, &i, 8));
+  EXPECT_TRUE(p.repeat.put_scalar(p.repeat.record(3), kFloat, nullptr, &f, 8));
+  EXPECT_EQ(read_at<int32_t>(p.bytes(), 56), 12);
+  EXPECT_EQ(read_at<float>(p.bytes(), 64), 0.1f);
+  const int32_t narrow = 3;  // a value of another size than the one converted before: the full path
+  EXPECT_FALSE(p.repeat.put_scalar(p.repeat.record(2), kInt, nullptr, &narrow, 4));
+  EXPECT_FALSE(p.repeat.put_scalar(p.repeat.record(3), kInt, nullptr, &i, 8));  // another kind
+}
+
 TEST(RepeatLaunch, ArgumentsMadeForOneLaunchCannotBeRepeated) {
   Packed p;
   p.arguments[1].repeatable = false;  // e.g. a staged NumPy copy

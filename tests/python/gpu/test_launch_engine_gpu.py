@@ -37,6 +37,29 @@ def test_repeat_launches_follow_each_change_of_argument_kind(rng):
         np.testing.assert_allclose(out.get(), expected, rtol=1e-6, err_msg=f"{x.dtype} {type(a).__name__}")
 
 
+def test_repeat_launches_convert_scalars_to_a_signature_types(rng):
+    from jiasu import cuda
+
+    def shift(x, out, a, b):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = x[i] * a + b
+
+    n = 1000
+    host = rand_float(rng, n, np.float32, -4, 4)
+    x = jiasu.asarray(host)
+    out = jiasu.empty(n, np.float32)
+    kernel = cuda.jit("void(float32[:], float32[:], int16, float32)")(shift)
+    # Each value is converted to the parameter's type, in the repeat launch too: an int wraps into int16, a float
+    # becomes a float32 (then the kernel computes in float32, as Numba's does).
+    cases = [(3, 0.1), (70000, 0.25), (-5, np.float64(1.0 / 3)), (np.int64(2**16 + 9), 2), (True, -0.7), (7, 1e-3)]
+    for a, b in cases * 2:
+        kernel[blocks_for(n, 128), 128](x, out, a, b)
+        a16 = np.array(a).astype(np.int64).astype(np.int16)  # wraps
+        expected = host * np.float32(a16) + np.float32(b)
+        np.testing.assert_allclose(out.get(), expected, rtol=1e-6, atol=1e-6, err_msg=f"{a!r} {b!r}")
+
+
 def test_staged_numpy_results_come_back_after_a_stream_launch(rng):
     n = 100_003
     x = rand_float(rng, n, np.float32, -3, 3)

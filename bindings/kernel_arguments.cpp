@@ -1,0 +1,155 @@
+#include "kernel_arguments.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "program/signature.hpp"
+#include "support/error.hpp"
+
+namespace jiasu::py {
+namespace {
+
+// A Python float, bool, int or complex: its bytes, dtype and kind in `a`; false for anything else. Python
+// numbers are weak scalars (NEP 50), bool excepted.
+bool python_number(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
+  if (PyFloat_CheckExact(o)) {
+    a = LaunchArgument::scalar(PyFloat_AS_DOUBLE(o), DType::Float64, true);
+    a.scalar_kind = kPythonFloat;
+    return true;
+  }
+  if (PyComplex_CheckExact(o)) {
+    const Py_complex c = PyComplex_AsCComplex(o);
+    a = LaunchArgument::scalar(c, DType::Complex128, true);  // two doubles, real part first
+    a.scalar_kind = kPythonComplex;
+    return true;
+  }
+  if (PyBool_Check(o)) {
+    a = LaunchArgument::scalar(static_cast<uint8_t>(o == Py_True), DType::Bool);
+    a.scalar_kind = kPythonBool;
+    return true;
+  }
+  if (PyLong_CheckExact(o)) {
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw BadValue("argument " + std::to_string(index) + " of kernel '" + kernel + "' is an int too large for int64");
+    }
+    a = LaunchArgument::scalar(v, DType::Int64, true);
+    a.scalar_kind = kPythonInt;
+    return true;
+  }
+  return false;
+}
+
+// A tuple (or namedtuple) of scalars and of such tuples: packed as the kernel's struct of it.
+LaunchArgument tuple_argument(PyObject* o, size_t index, const std::string& kernel) {
+  std::vector<LaunchArgument> items(static_cast<size_t>(PyTuple_GET_SIZE(o)));
+  for (size_t k = 0; k < items.size(); ++k) {
+    PyObject* item = PyTuple_GET_ITEM(o, static_cast<Py_ssize_t>(k));
+    if (!classify_scalar(item, index, kernel, items[k]))
+      throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "' is a tuple holding " +
+                        python_type_name(nb::handle(item)) + ": tuples passed to kernels hold numbers and tuples of them");
+  }
+  std::vector<std::string> fields;  // a namedtuple's
+  if (!PyTuple_CheckExact(o)) {
+    nb::object names = nb::getattr(nb::handle(Py_TYPE(o)), "_fields", nb::none());
+    if (!names.is_none())
+      for (nb::handle name : names) fields.push_back(nb::cast<std::string>(nb::str(name)));
+    if (fields.size() != items.size()) fields.clear();
+  }
+  try {
+    return LaunchArgument::tuple(items, fields);
+  } catch (const BadArgument& e) {
+    throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+bool is_python_number(PyObject* o) {
+  return PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) || PyComplex_CheckExact(o);
+}
+
+bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
+  if (python_number(o, index, kernel, a)) return true;
+  if (PyTuple_Check(o)) {
+    a = tuple_argument(o, index, kernel);
+    return true;
+  }
+  if (Py_TYPE(o) == array_type || (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type()))) return false;
+  if (const NumpyScalarType* scalar = numpy_scalar_type(o)) {
+    // A type jiasu has no dtype for: asking again raises the reason.
+    a.dtype = scalar->dtype ? *scalar->dtype : dtype_from_object(nb::handle(o).attr("dtype"));
+    Py_buffer view;
+    if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
+    a.size = static_cast<uint8_t>(std::min<size_t>(view.len, sizeof a.bytes));
+    std::memcpy(a.bytes, view.buf, a.size);
+    PyBuffer_Release(&view);
+    if (scalar->static_type) {  // no Python code serves its buffer: the repeat launch may read it
+      a.scalar_kind = kNumpyScalar;
+      a.scalar_type = scalar->type;
+    }
+    return true;
+  }
+  return false;
+}
+
+bool in_device_memory(PyObject* o) {
+  return Py_TYPE(o) != numpy_ndarray_type() && nb::hasattr(nb::handle(o), "__cuda_array_interface__");
+}
+
+bool record_argument(nb::handle value, size_t index, const std::string& kernel, LaunchArgument& a,
+                     std::deque<Array>& temporaries) {
+  std::optional<HostRecords> records;
+  try {
+    records = host_records_from(value);
+  } catch (const BadArgument& e) {
+    throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
+  }
+  if (!records) return false;
+  temporaries.push_back(std::move(records->memory));
+  a.array = &temporaries.back();
+  a.record = std::move(records->layout);
+  a.single_record = records->single_record;
+  a.read_only = records->read_only;
+  return true;
+}
+
+void flush_python_stdout() {
+  PyObject* out = PySys_GetObject("stdout");  // borrowed; None or absent without a console
+  if (!out || out == Py_None) return;
+  PyObject* done = PyObject_CallMethod(out, "flush", nullptr);
+  if (!done) throw nb::python_error();
+  Py_DECREF(done);
+}
+
+void append_type_key(std::string& key, nb::handle value, size_t index, const std::string& kernel,
+                     const KernelLauncher& launcher) {
+  PyObject* o = value.ptr();
+  LaunchArgument scalar;
+  std::deque<Array> records;
+  try {
+    if (classify_scalar(o, index, kernel, scalar)) {
+      launcher.apply_declared_type(index, scalar);
+      return append_argument_key(key, scalar);
+    }
+  } catch (const BadArgument&) {
+    if (record_argument(value, index, kernel, scalar, records)) return append_argument_key(key, scalar);
+    throw;
+  }
+  auto described = [&]() -> Array {
+    if (Py_TYPE(o) == array_type) return *nb::inst_ptr<Array>(value);
+    bool read_only;  // a NumPy array by its own layout (a GPU launch stages a C-contiguous copy)
+    if (numpy_ndarray_type() && PyObject_TypeCheck(o, numpy_ndarray_type())) return host_array_from(value, read_only);
+    return device_array_from(value);
+  };
+  try {
+    const Array a = described();
+    append_array_key(key, a.dtype(), static_cast<int>(a.ndim()), a.c_contiguous());
+  } catch (const BadArgument& e) {
+    if (record_argument(value, index, kernel, scalar, records)) return append_argument_key(key, scalar);
+    throw BadArgument("argument " + std::to_string(index) + " of kernel '" + kernel + "': " + e.what());
+  }
+}
+
+}  // namespace jiasu::py
