@@ -64,6 +64,37 @@ LaunchArgument tuple_argument(PyObject* o, size_t index, const std::string& kern
   }
 }
 
+// An enum member (Python's enum.Enum, IntEnum, ...): an int64 of its class, valued as the front end values the
+// class's members (jiasu._kernel._enum_value). False for anything else.
+bool enum_member(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
+  static PyObject* enum_base = [] {
+    nb::object base = nb::module_::import_("enum").attr("Enum");
+    return base.release().ptr();  // kept: the enum module is never unloaded
+  }();
+  const int is_member = PyObject_IsInstance(o, enum_base);
+  if (is_member < 0) throw nb::python_error();
+  if (!is_member) return false;
+  auto enumeration = std::make_shared<fe::EnumClass>();
+  nb::handle cls(reinterpret_cast<PyObject*>(Py_TYPE(o)));
+  enumeration->name = nb::cast<std::string>(cls.attr("__qualname__"));
+  enumeration->identity = reinterpret_cast<uintptr_t>(Py_TYPE(o));
+  enumeration->int_valued = PyLong_Check(o);
+  long long value;
+  if (enumeration->int_valued) {
+    value = PyLong_AsLongLong(o);
+    if (value == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw BadValue("argument " + std::to_string(index) + " of kernel '" + kernel + "' is an IntEnum member too "
+                     "large for int64");
+    }
+  } else {
+    value = nb::cast<long long>(nb::module_::import_("jiasu._kernel").attr("_enum_value")(nb::handle(o)));
+  }
+  a = LaunchArgument::scalar(value, DType::Int64, enumeration->int_valued);
+  a.enumeration = std::move(enumeration);
+  return true;
+}
+
 }  // namespace
 
 bool is_python_number(PyObject* o) {
@@ -91,7 +122,7 @@ bool classify_scalar(PyObject* o, size_t index, const std::string& kernel, Launc
     }
     return true;
   }
-  return false;
+  return enum_member(o, index, kernel, a);
 }
 
 bool in_device_memory(PyObject* o) {

@@ -1,6 +1,6 @@
 // A Python function described to the C++ front end: its source text, file and line, and a resolver that
 // describes the module-level names it uses (numbers, tuples, modules, dtypes, other device functions, exception
-// classes and strings, the messages of the exceptions a kernel raises).
+// classes and strings, the messages of the exceptions a kernel raises, enum classes and members).
 #include <nanobind/stl/string.h>
 
 #include <cerrno>
@@ -26,6 +26,18 @@ std::vector<fe::LinkedFile> linked_files(nb::handle paths) {
     }
   }
   return files;
+}
+
+// ("enum", name, identity, int_valued, [(member, value), ...]): an enum class (jiasu._kernel._enum_description).
+std::shared_ptr<const fe::EnumClass> enum_class_from(nb::handle description) {
+  auto cls = std::make_shared<fe::EnumClass>();
+  nb::tuple t = nb::borrow<nb::tuple>(description);
+  cls->name = nb::cast<std::string>(t[1]);
+  cls->identity = nb::cast<uint64_t>(t[2]);
+  cls->int_valued = nb::cast<bool>(t[3]);
+  for (nb::handle member : t[4])
+    cls->members.emplace_back(nb::cast<std::string>(member[0]), nb::cast<int64_t>(member[1]));
+  return cls;
 }
 
 // The Python layer describes each global as a tuple: ("int", 3), ("module", "math"), ("function", f),
@@ -103,6 +115,13 @@ fe::GlobalValue global_from(nb::handle description, PyObject* held) {
     f->c_abi = nb::cast<std::string>(declared.attr("abi")) == "c";
     f->link = linked_files(declared.attr("link"));
     g.external = std::move(f);
+  } else if (kind == "enum") {
+    g.kind = fe::GlobalValue::Enum;
+    g.enumeration = enum_class_from(description);
+  } else if (kind == "enum_member") {  // ("enum_member", its class's description, its value in kernels)
+    g.kind = fe::GlobalValue::EnumMember;
+    g.enumeration = enum_class_from(t[1]);
+    g.int_value = nb::cast<int64_t>(t[2]);
   } else if (kind == "unsupported") {
     g.kind = fe::GlobalValue::Unsupported;
     g.name = nb::cast<std::string>(t[1]);

@@ -82,11 +82,30 @@ Type Type::record_of(std::shared_ptr<const RecordLayout> layout) {
   return t;
 }
 
+Type Type::enum_class(std::shared_ptr<const EnumClass> enumeration) {
+  Type t;
+  t.kind = TypeKind::EnumClass;
+  t.enumeration = std::move(enumeration);
+  return t;
+}
+
+Type Type::enum_member(std::shared_ptr<const EnumClass> enumeration) {
+  Type t = scalar(DType::Int64, enumeration->int_valued);
+  t.enumeration = std::move(enumeration);
+  return t;
+}
+
+static bool same_enum(const std::shared_ptr<const EnumClass>& a, const std::shared_ptr<const EnumClass>& b) {
+  return a == b || (a && b && a->identity == b->identity);
+}
+
 bool Type::operator==(const Type& other) const {
   if (kind != other.kind) return false;
   switch (kind) {
     case TypeKind::Scalar:
-      return dtype == other.dtype && weak == other.weak;
+      return dtype == other.dtype && weak == other.weak && same_enum(enumeration, other.enumeration);
+    case TypeKind::EnumClass:
+      return same_enum(enumeration, other.enumeration);
     case TypeKind::DType:
       return dtype == other.dtype;
     case TypeKind::Array:
@@ -123,7 +142,10 @@ std::string to_string(const Type& type) {
     case TypeKind::Void:
       return "void";
     case TypeKind::Scalar:
+      if (type.enumeration) return "enum(" + type.enumeration->name + ")";
       return info(type.dtype).name;  // weak literals read as their dtype: messages speak NumPy's names
+    case TypeKind::EnumClass:
+      return "enum class(" + type.enumeration->name + ")";
     case TypeKind::Array: {
       const char* space = type.space == MemorySpace::Shared  ? "shared "
                           : type.space == MemorySpace::Local ? "local "

@@ -43,6 +43,7 @@ enum class TypeKind : uint8_t {
   Range,     // range(...) as the iterable of a for loop
   Record,    // one element of a structured (record) array, by reference: its fields are read and written in place
   GridGroup, // the launch's grid as cooperative groups name it (jiasu.cg.this_grid()): its one method is sync()
+  EnumClass, // a Python enum class used by name, for its members: Color.red, Color["red"]
 };
 
 enum class MemorySpace : uint8_t { Global, Shared, Local, Constant };  // Constant: a global NumPy array, embedded
@@ -65,6 +66,17 @@ struct RecordLayout {
 // BadArgument (naming the field) for a field that some element would hold misaligned; fills `alignment`.
 void check_record_layout(RecordLayout& layout);
 
+// A Python enum class (enum.Enum, enum.IntEnum) that a kernel uses. In kernels a member is an int64: an IntEnum's
+// (or IntFlag's) own value, another enum's position among its members in definition order. `identity` tells
+// classes apart (two classes of one name are two enums).
+struct EnumClass {
+  std::string name;
+  uint64_t identity = 0;
+  bool int_valued = false;  // an IntEnum: its members are ints, and mix with numbers as ints do
+  std::vector<std::pair<std::string, int64_t>> members;  // by name, aliases included; empty for the class of an
+                                                          // argument (only its members' values are used)
+};
+
 struct Type {
   TypeKind kind = TypeKind::Unknown;
   DType dtype = DType::Int64;    // Scalar / DType: the type; Array: the element type
@@ -76,12 +88,15 @@ struct Type {
   std::vector<std::string> fields;  // Tuple: a namedtuple's field names, one per item (none for a plain tuple)
   std::string name;              // Module: "math", "numpy", "jiasu", "jiasu.threadIdx", ...; Function: its name
   std::shared_ptr<const RecordLayout> record;  // Record: its layout; Array: the elements' layout, for a record array
+  std::shared_ptr<const EnumClass> enumeration;  // Scalar: a member of this enum (int64); EnumClass: the class
 
   static Type scalar(DType d, bool weak = false);
   static Type array(DType d, int ndim, bool contiguous, MemorySpace space = MemorySpace::Global);
   static Type tuple(std::vector<Type> items);
   static Type module(std::string name);
   static Type record_of(std::shared_ptr<const RecordLayout> layout);
+  static Type enum_class(std::shared_ptr<const EnumClass> enumeration);
+  static Type enum_member(std::shared_ptr<const EnumClass> enumeration);  // an IntEnum's is weak, as an int is
   bool operator==(const Type& other) const;
   bool operator!=(const Type& other) const { return !(*this == other); }
   bool is_scalar() const { return kind == TypeKind::Scalar; }

@@ -430,7 +430,12 @@ Type Checker::finish_returns() {
                         std::to_string(returns_[0].loc.line) + " but " + to_string(r.type) + " here");
       continue;
     }
+    if (r.type == type) continue;  // members of one enum stay its members
+    refuse_plain_enums(type, r.type, "function '" + fn_.name + "' returns " + to_string(type) + " at line " +
+                                         std::to_string(returns_[0].loc.line) + " but " + to_string(r.type) + " here",
+                       r.loc);
     type = promote(type, r.type);
+    type.enumeration = nullptr;
   }
   type = committed(type);
   std::string returns = "function '" + fn_.name + "' returns " + to_string(type) + " at line " +

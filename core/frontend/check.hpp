@@ -60,9 +60,11 @@ struct ExternalFunction {
 
 struct GlobalValue {
   enum Kind : uint8_t { Missing, Int, Float, Bool, Tuple, Module, DTypeValue, Function, Builtin, ConstantArray,
-                        String, ExceptionClass, External, Unsupported, Uncaptured } kind = Missing;  // Uncaptured: an
-                                             // enclosing function's variable that a nested function cannot read
-  int64_t int_value = 0;                     // Int, Bool; ExceptionClass: the handle the launch raises it by
+                        String, ExceptionClass, External, Enum, EnumMember, Unsupported, Uncaptured } kind = Missing;
+                                             // Uncaptured: an enclosing function's variable that a nested function
+                                             // cannot read
+  int64_t int_value = 0;                     // Int, Bool, EnumMember (its value in kernels); ExceptionClass: the
+                                             // handle the launch raises it by
   double float_value = 0;
   std::vector<GlobalValue> items;            // Tuple
   std::string name;                          // Module: "math", "numpy", "jiasu"; Builtin: its path (a builtin passed
@@ -74,6 +76,7 @@ struct GlobalValue {
   std::string data;                          // ConstantArray: its bytes in C order
   std::shared_ptr<const FunctionSource> function;  // Function: a @jiasu.func or a nested def
   std::shared_ptr<const ExternalFunction> external;  // External
+  std::shared_ptr<const EnumClass> enumeration;      // Enum, EnumMember: the class
 };
 using Resolver = std::function<GlobalValue(const std::string& name)>;
 

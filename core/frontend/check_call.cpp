@@ -636,6 +636,7 @@ Type Checker::call_device(Expr& e) {
     types.push_back(fixed ? type : committed(type));  // a parameter is a variable: a literal commits
     key += (i > 1 ? ", " : "") + (value.kind == GlobalValue::Function ? "function@" + value.function->identity
                                                                        : to_string(types.back()));
+    if (types.back().enumeration) key += "@" + std::to_string(types.back().enumeration->identity);
     if (value.kind == GlobalValue::Int || value.kind == GlobalValue::Tuple) key += "=" + constant_key(value);
   }
   key += ")";

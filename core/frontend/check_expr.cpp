@@ -179,6 +179,13 @@ Type Checker::resolve_global(Expr& e, const GlobalValue& g) {
       e.builtin = index;
       return function_type(e.name);
     }
+    case GlobalValue::Enum:
+      e.meaning = Meaning::Module;  // a namespace of constants
+      return Type::enum_class(g.enumeration);
+    case GlobalValue::EnumMember:
+      e.meaning = Meaning::Constant;
+      e.int_value = g.int_value;
+      return Type::enum_member(g.enumeration);
     case GlobalValue::String:
       fail(e.loc, "global '" + e.name + "' is a str: kernels take a string only as the message of an exception they raise");
     case GlobalValue::ExceptionClass:
@@ -197,6 +204,7 @@ Type Checker::visit_attribute(Expr& e) {
   Expr& base = *e.args[0];
   Type type = visit(base);
   if (type.kind == TypeKind::Module) return module_attribute(e, type.name, type.name + "." + e.name);
+  if (type.kind == TypeKind::EnumClass) return enum_member(e, type, e.name);
   if (type.kind == TypeKind::Array) return array_attribute(e, type);
   if (type.kind == TypeKind::Record) return record_field(e, type);
   if (type.kind == TypeKind::Tuple && !type.fields.empty()) {  // point.x of a namedtuple is point[0]
@@ -308,6 +316,11 @@ Type Checker::visit_subscript(Expr& e) {
   if (type.kind == TypeKind::Array) return array_element(e, type);
   if (type.kind == TypeKind::Tuple) return tuple_item(e, Type(type));  // a copy: folding replaces the base
   if (type.kind == TypeKind::Record) return record_item(e, Type(type));
+  if (type.kind == TypeKind::EnumClass) {
+    if (e.args.size() != 2 || e.args[1]->kind != ExprKind::String)
+      fail(e.loc, "an enum class takes a member's name in quotes: " + describe(*e.args[0]) + "[\"name\"]");
+    return enum_member(e, Type(type), e.args[1]->name);
+  }
   fail(e.loc, to_string(type) + " '" + describe(*e.args[0]) + "' is not subscriptable");
 }
 
@@ -439,7 +452,9 @@ Type Checker::binary(Op op, const Type& a, const Type& b, SourceLoc loc, const E
   if (op == Op::MatMul) fail(loc, "the @ operator is not supported in kernels");
   std::string unsupported = std::string("unsupported operand types for ") + op_text(op) + ": " + to_string(a) + " and " + to_string(b);
   if (!is_number(a) || !is_number(b)) fail(loc, unsupported);
+  refuse_plain_enums(a, b, unsupported, loc);
   Type result = promote(a, b);
+  result.enumeration = nullptr;  // an IntEnum's member in arithmetic is an int
   if (is_complex(result) && op != Op::Add && op != Op::Sub && op != Op::Mul && op != Op::Div && op != Op::Pow)
     fail(loc, unsupported);  // as in Python: no //, % or bitwise operators on complex numbers
   switch (op) {
@@ -469,22 +484,26 @@ Type Checker::visit_unary(Expr& e) {
     check_condition(operand);
     return Type::scalar(DType::Bool);
   }
-  const Type& type = visit(operand);
-  if (!is_number(type)) fail(e.loc, std::string("bad operand type for unary ") + op_text(e.op) + ": " + to_string(type));
+  Type type = visit(operand);
+  const std::string bad = std::string("bad operand type for unary ") + op_text(e.op) + ": " + to_string(type);
+  if (!is_number(type)) fail(e.loc, bad);
+  refuse_plain_enums(type, type, bad, e.loc);
+  type.enumeration = nullptr;
   if (e.op == Op::Invert) {
-    if (type.is_float() || is_complex(type)) fail(e.loc, "bad operand type for unary ~: " + to_string(type));
+    if (type.is_float() || is_complex(type)) fail(e.loc, bad);
     return type;
   }
   return is_bool(type) ? Type::scalar(DType::Int64) : type;
 }
 
 Type Checker::visit_compare(Expr& e) {
-  for (Op op : e.ops) {
+  for (Op op : e.ops)
+    if (op == Op::In || op == Op::NotIn) fail(e.loc, std::string("'") + op_text(op) + "' is not supported in kernels");
+  for (ExprPtr& operand : e.args) visit(*operand);
+  if (compare_enums(e)) return Type::scalar(DType::Bool);
+  for (Op op : e.ops)
     if (op == Op::Is || op == Op::IsNot)
       fail(e.loc, std::string("'") + op_text(op) + "' is not supported in kernels; compare numbers with == or !=");
-    if (op == Op::In || op == Op::NotIn) fail(e.loc, std::string("'") + op_text(op) + "' is not supported in kernels");
-  }
-  for (ExprPtr& operand : e.args) visit(*operand);
   for (size_t i = 0; i < e.ops.size(); ++i) {
     const Type& a = e.args[i]->type;
     const Type& b = e.args[i + 1]->type;
@@ -511,7 +530,12 @@ Type Checker::visit_if_exp(Expr& e) {
   const Type& b = visit(*e.args[2]);
   if (!is_number(a) || !is_number(b))
     fail(e.loc, "the branches of a conditional expression must be numbers, not " + to_string(a) + " and " + to_string(b));
-  return promote(a, b);
+  if (a == b) return a;  // two members of one enum stay its members
+  refuse_plain_enums(a, b, "the branches of a conditional expression are " + to_string(a) + " and " + to_string(b) +
+                               ": members of one enum, or numbers", e.loc);
+  Type result = promote(a, b);
+  result.enumeration = nullptr;
+  return result;
 }
 
 Type Checker::visit_tuple(Expr& e) {

@@ -179,6 +179,10 @@ class Checker {
   Type call_device(Expr& e);
   Type call_external(Expr& e, const ExternalFunction& f);
   Type make_vector(Expr& e);  // check_vector.cpp
+  // Enums (check_enum.cpp)
+  Type enum_member(Expr& e, const Type& enumeration, const std::string& name);
+  bool compare_enums(Expr& e);
+  void refuse_plain_enums(const Type& a, const Type& b, const std::string& message, SourceLoc loc) const;
   void expand_unpacked(Expr& call);  // check_nested.cpp
   void pack_variadic(Expr& call, const Function& callee);
   GlobalValue bound_argument(const Expr& e);

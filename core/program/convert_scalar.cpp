@@ -30,6 +30,7 @@ void LaunchArgument::convert_to(DType to) {
   dtype = to;
   size = static_cast<uint8_t>(itemsize(to));
   weak = false;
+  enumeration = nullptr;  // a number now
 }
 
 }  // namespace jiasu

@@ -69,6 +69,7 @@ void append_argument_key(std::string& key, const LaunchArgument& argument) {
     key += argument.tuple_key;
     return;
   }
+  if (argument.enumeration) return append_enum_key(key, *argument.enumeration);
   if (!argument.array) return append_scalar_key(key, argument.dtype, argument.weak);
   const Array& array = *argument.array;
   if (array.ndim() > kMaxKernelArrayRank) throw BadArgument("kernel arrays have at most 8 dimensions");

@@ -62,6 +62,8 @@ struct LaunchArgument {
   // one record passed by reference (a 0-d `array`): the fields' layout.
   std::shared_ptr<const fe::RecordLayout> record;
   bool single_record = false;
+  // An enum member (an int64 scalar): its class, part of the signature (fe::EnumClass).
+  std::shared_ptr<const fe::EnumClass> enumeration;
 
   // The tuple of `items` (scalars or tuples), laid out as C lays out the emitted struct: each item at its
   // alignment, the size rounded up to the largest; an empty tuple takes one byte, as an empty C++ struct does.

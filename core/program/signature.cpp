@@ -45,6 +45,16 @@ fe::Type entry_type(const std::string& key, size_t& i) {
     array.record = read_record(key, i);
     return array;
   }
+  if (key[i] == 'E') {
+    auto enumeration = std::make_shared<fe::EnumClass>();
+    enumeration->int_valued = key[i + 1] != 0;
+    i += 2;
+    enumeration->identity = static_cast<uint64_t>(read_int64(key, i));
+    const size_t length = static_cast<unsigned char>(key[i]);
+    enumeration->name = key.substr(i + 1, length);
+    i += 1 + length;
+    return fe::Type::enum_member(std::move(enumeration));
+  }
   if (key[i] == 'T' || key[i] == 'N') {  // a tuple: its count, then its items' entries (a namedtuple's named)
     const bool named = key[i] == 'N';
     const size_t count = static_cast<unsigned char>(key[i + 1]);
@@ -73,6 +83,15 @@ fe::Type entry_type(const std::string& key, size_t& i) {
 }
 
 }  // namespace
+
+void append_enum_key(std::string& key, const fe::EnumClass& enumeration) {
+  key += 'E';
+  key += static_cast<char>(enumeration.int_valued);
+  append_int64(key, static_cast<int64_t>(enumeration.identity));
+  const std::string name = enumeration.name.substr(0, 255);
+  key += static_cast<char>(name.size());
+  key += name;
+}
 
 void append_record_key(std::string& key, const fe::RecordLayout& layout, int ndim, bool contiguous) {
   if (layout.fields.size() > 255) throw BadArgument("records passed to kernels have at most 255 fields");
@@ -108,7 +127,7 @@ std::string describe_signature(const std::string& key) {
   for (size_t i = 0; i < types.size(); ++i) {
     const fe::Type& t = types[i];
     // A weak scalar came from a Python int or float: name it so, apart from a NumPy int64 or float64.
-    std::string name = t.weak ? (t.is_float() ? "float" : "int") : fe::to_string(t);
+    std::string name = t.weak && !t.enumeration ? (t.is_float() ? "float" : "int") : fe::to_string(t);
     out += (i ? ", " : "") + name;
   }
   return out + ")";

@@ -3,6 +3,7 @@
 //   array:  'A', dtype, ndim, contiguous (0/1)      scalar: 'S', dtype, weak (0/1)
 //   tuple:  'T', count, then each item's entry (scalars and tuples); a namedtuple: 'N', count, then each item's
 //           name (its length, its bytes) and entry
+//   enum member (an int64): 'E', int-valued (0/1), the class's identity (8 bytes), its name (length, bytes)
 //   record array: 'R', ndim, contiguous (0/1), then its layout     one record (by reference): 'r', then its layout
 //           layout: itemsize (8 bytes), field count, then per field its name (length, bytes), dtype, offset
 //           (8 bytes), subarray rank and dimensions (8 bytes each)
@@ -34,6 +35,8 @@ inline void append_scalar_key(std::string& key, DType dtype, bool weak) {
   char entry[kScalarKeyLength];
   key.append(entry, scalar_key(entry, dtype, weak));
 }
+
+void append_enum_key(std::string& key, const fe::EnumClass& enumeration);
 
 // ndim < 0: one record, passed by reference (a NumPy record scalar); else an array of records.
 void append_record_key(std::string& key, const fe::RecordLayout& layout, int ndim, bool contiguous);

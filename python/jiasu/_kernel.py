@@ -97,7 +97,37 @@ def _dtype_name(value):
     return None
 
 
+_numba_functions = {}  # id(py_func) -> (py_func, its _Description): one description per @njit function
+
+
+def _numba_function_description(fn):
+    entry = _numba_functions.get(id(fn))
+    if entry is None or entry[0] is not fn:
+        entry = _numba_functions[id(fn)] = (fn, _Description(fn))
+    return entry[1]
+
+
+def _enum_value(member):
+    """An enum member's value in kernels: an IntEnum's own, another enum's position among its class's members."""
+    return int(member) if isinstance(member, int) else list(type(member)).index(member)
+
+
+def _enum_description(cls):
+    """An enum class as the front end reads it: name, identity, whether its members are ints, and each member's
+    value in kernels by name (aliases included). The launch gives an enum argument the same value."""
+    members = [(name, _enum_value(member)) for name, member in cls.__members__.items()]
+    if any(not -2**63 <= value < 2**63 for _, value in members):
+        return ("unsupported", f"enum {cls.__qualname__} with values beyond int64")
+    return ("enum", cls.__qualname__, id(cls), issubclass(cls, int), members)
+
+
 def _describe(value):
+    enum = sys.modules.get("enum")  # a value can only be an enum when the enum module is loaded
+    if enum is not None and isinstance(value, type) and issubclass(value, enum.Enum):
+        return _enum_description(value)
+    if enum is not None and isinstance(value, enum.Enum):
+        description = _enum_description(type(value))
+        return description if description[0] != "enum" else ("enum_member", description, _enum_value(value))
     if isinstance(value, bool):
         return ("bool", bool(value))
     if isinstance(value, int):  # also IntEnum and other int subclasses
@@ -119,6 +149,8 @@ def _describe(value):
         return ("function", value._description)
     if isinstance(value, ExternalFunction):
         return ("external", value)
+    if type(value).__module__.startswith("numba.") and isinstance(getattr(value, "py_func", None), types.FunctionType):
+        return ("function", _numba_function_description(value.py_func))  # @numba.njit: a device function, as in Numba
     if isinstance(value, _intrinsics.KernelName):  # from jiasu import grid
         return ("builtin", value._path)
     if isinstance(value, types.BuiltinFunctionType) and value.__module__ in ("_operator", "operator"):
