@@ -704,6 +704,14 @@ std::string FunctionEmitter::builtin_call(const Expr& e) {
       return f + "()";
     case BuiltinRule::GridSync:
       return f + "(" + expr(arg(0)) + ")";
+    case BuiltinRule::Reshape: {  // the shape's items, from integers and tuples of them
+      std::vector<std::string> extents;
+      for (size_t i = 1; i < count; ++i)
+        for (const Value& v : items(arg(i))) extents.push_back(value_as(v, scalar(DType::Int64)));
+      return f + "<" + std::to_string(e.type.ndim) + ">(" + expr(arg(0)) + ", {" + join(extents) + "})";
+    }
+    case BuiltinRule::ArrayView:
+      return f + "<" + std::string(info(e.type.dtype).c_type) + ">(" + expr(arg(0)) + ")";
     case BuiltinRule::SyncPredicateInt:
       return f + "(" + condition(arg(0)) + ")";
     case BuiltinRule::SyncPredicateBool:

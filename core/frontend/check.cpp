@@ -150,9 +150,20 @@ void Checker::mark_written(const Expr& array) {
   if (param >= 0) fn_.params[param].written = true;
 }
 
+// The array a view is made of: a[1:], a[i], a.reshape(shape), a.view(dtype); null for other expressions.
+const Expr* view_base(const Expr& e) {
+  if (e.kind == ExprKind::Subscript) return e.args[0].get();
+  if (e.kind == ExprKind::Call && e.meaning == Meaning::Builtin && e.args.size() > 1) {
+    const BuiltinRule rule = builtin(e.builtin).rule;
+    if (rule == BuiltinRule::Reshape || rule == BuiltinRule::ArrayView) return e.args[1].get();
+  }
+  return nullptr;
+}
+
 // The array parameter whose memory `array` is: itself, or what a view (a[1:], a variable holding one) views.
 int Checker::viewed_param(const Expr& array) const {
-  if (array.kind == ExprKind::Subscript || array.kind == ExprKind::Attribute) return viewed_param(*array.args[0]);
+  if (const Expr* base = view_base(array)) return viewed_param(*base);
+  if (array.kind == ExprKind::Attribute) return viewed_param(*array.args[0]);
   if (array.kind != ExprKind::Name) return -1;
   auto it = variables_.find(array.name);
   if (it == variables_.end()) return -1;
@@ -251,7 +262,7 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
     auto shape = new_array_shapes_.find(value_expr);
     bool new_array = value.kind == TypeKind::Array && shape != new_array_shapes_.end();
     // v = a[1:], or r = a[i] of a record array (a reference to the record, as Numba's records are)
-    if ((value.kind == TypeKind::Array && value_expr && value_expr->kind == ExprKind::Subscript) ||
+    if ((value.kind == TypeKind::Array && value_expr && view_base(*value_expr)) ||
         value.kind == TypeKind::Record) {
       const int root = value_expr ? viewed_param(*value_expr) : -1;
       variables_[target.name] = Variable{value, target.loc, -1, {}, root};
@@ -276,7 +287,7 @@ void Checker::bind_name(Expr& target, const Type& value, const Expr* value_expr)
   }
   const Variable& v = it->second;
   if (v.type.kind == TypeKind::Array && v.param < 0 && v.shape.empty() && value == v.type && value_expr &&
-      value_expr->kind == ExprKind::Subscript && viewed_param(*value_expr) == v.view_of) {
+      view_base(*value_expr) && viewed_param(*value_expr) == v.view_of) {
     target.type = v.type;  // another view of the same array, of the same type
     return;
   }

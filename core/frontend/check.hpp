@@ -19,6 +19,7 @@ enum class BuiltinRule : uint8_t {
   Atomic, AtomicInt, AtomicUnsigned, AtomicCas, Shuffle, VoteBallot, VoteBool, Mask0, BitCount, SameInteger1,
   ComplexMath1, ComplexToReal, ComplexPolar, ComplexRect, CastComplex, ComplexPart, Conjugate, Power2, Frexp, Ldexp,
   Float32Math1, Float32Math2, Float32Math3, Float64Math1, Float64Math2, Float64Math3, Print, ThisGrid, GridSync,
+  Reshape, ArrayView,
 };
 
 enum class BuiltinId : uint16_t {

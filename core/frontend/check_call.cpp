@@ -79,10 +79,16 @@ Type Checker::visit_call(Expr& e) {
                        : callee.name == "conjugate"     ? "numpy.conjugate"  // z.conjugate() is np.conjugate(z)
                        : callee.name == "bit_count"     ? "int.bit_count"
                        : callee.name == "sync"          ? "grid_group.sync"  // g.sync() of g = cg.this_grid()
+                       : callee.name == "reshape"       ? "ndarray.reshape"
+                       : callee.name == "view"          ? "ndarray.view"
                                                         : nullptr;
   const Type* object = method ? &visit(*callee.args[0]) : nullptr;
-  if (object && (callee.name == "sync" ? object->kind == TypeKind::GridGroup : object->is_scalar())) {
-    if (e.args.size() != 1 || !e.keywords.empty()) fail(start_of(e), callee.name + "() takes no arguments");
+  const TypeKind object_kind = callee.name == "sync"                              ? TypeKind::GridGroup
+                               : callee.name == "reshape" || callee.name == "view" ? TypeKind::Array
+                                                                                   : TypeKind::Scalar;
+  if (object && object->kind == object_kind) {
+    if (object_kind != TypeKind::Array && (e.args.size() != 1 || !e.keywords.empty()))
+      fail(start_of(e), callee.name + "() takes no arguments");
     ExprPtr value = std::move(callee.args[0]);
     callee.kind = ExprKind::Name;
     callee.name = method;  // a dotted name: one only check() makes (visit_name)
@@ -91,7 +97,7 @@ Type Checker::visit_call(Expr& e) {
     callee.builtin = find_builtin(method);
     callee.type = type_of_kind(TypeKind::Function);
     callee.type.name = method;
-    e.args.push_back(std::move(value));
+    e.args.insert(e.args.begin() + 1, std::move(value));  // the object is the first argument
     e.meaning = Meaning::Builtin;
     e.builtin = callee.builtin;
     return call_builtin(e, builtin(callee.builtin));
@@ -334,6 +340,10 @@ Type Checker::call_builtin(Expr& e, const Builtin& b) {
       return type_of_kind(TypeKind::GridGroup);
     case BuiltinRule::GridSync:  // g.sync(), rewritten by visit_call: the group is the one argument
       return type_of_kind(TypeKind::Void);
+    case BuiltinRule::Reshape:
+      return reshape(e);
+    case BuiltinRule::ArrayView:
+      return view_as(e);
     case BuiltinRule::NewArray:
       return new_array(e, b);
     case BuiltinRule::ConstArrayLike: {  // cuda.const.array_like(G): the global array G, a constant already

@@ -38,6 +38,7 @@ bool is_builtin_namespace(const std::string& path);      // "jiasu.atomic", "jia
 
 // Tree helpers (check.cpp)
 std::string describe(const Expr& e);  // "a", "np.float32": the user's spelling, for messages
+const Expr* view_base(const Expr& e);  // the array a view expression views (a[1:], a.reshape(...)), or null
 std::string plural(size_t n, const std::string& one, const std::string& many = "");  // "1 index", "2 indices"
 std::optional<int64_t> constant_int(const Expr& e);  // the value of a typed constant integer expression
 void make_constant_int(Expr& e, int64_t value);       // folds `e` into a constant Int
@@ -179,6 +180,8 @@ class Checker {
   Type call_device(Expr& e);
   Type call_external(Expr& e, const ExternalFunction& f);
   Type make_vector(Expr& e);  // check_vector.cpp
+  Type reshape(Expr& e);      // check_array_methods.cpp
+  Type view_as(Expr& e);
   // Enums (check_enum.cpp)
   Type enum_member(Expr& e, const Type& enumeration, const std::string& name);
   bool compare_enums(Expr& e);

@@ -441,6 +441,55 @@ JIASU_FN ArrayA<T, M> view(const ArrayC<T, N>& a, const Axis (&axes)[N]) {
   return view_of<M>(a.data, a.shape, strides, axes);
 }
 
+// a.reshape(shape) of a C-contiguous array: the same memory with M axes; an extent of -1 takes the rest of the
+// size. The sizes must agree (check() cannot know them; NumPy would raise).
+template <int M, typename T, int N>
+JIASU_FN ArrayC<T, M> reshape(const ArrayC<T, N>& a, const long long (&shape)[M]) {
+  long long size = 1, known = 1;
+  if constexpr (N > 0)
+    for (int d = 0; d < N; ++d) size *= a.shape[d];
+  ArrayC<T, M> out;
+  out.data = a.data;
+  int rest = -1;
+  for (int d = 0; d < M; ++d) {
+    out.shape[d] = shape[d];
+    if (shape[d] < 0) rest = d;
+    else known *= shape[d];
+  }
+  if (rest >= 0) out.shape[rest] = known ? size / known : 0;
+  return out;
+}
+
+// a.view(dtype): the same bytes as elements of type U, the last axis holding sizeof(T) / sizeof(U) times as many.
+// Where NumPy would refuse (a last axis that is not contiguous, or bytes that are not a whole number of U), the
+// view is empty.
+template <typename U, typename T>
+JIASU_FN long long viewed_extent(long long extent, long long stride) {
+  const long long bytes = extent * static_cast<long long>(sizeof(T));
+  if (stride != static_cast<long long>(sizeof(T)) && extent > 1) return 0;
+  return bytes % static_cast<long long>(sizeof(U)) ? 0 : bytes / static_cast<long long>(sizeof(U));
+}
+template <typename U, typename T, int N>
+JIASU_FN ArrayC<U, N> view_as(const ArrayC<T, N>& a) {
+  ArrayC<U, N> out;
+  out.data = reinterpret_cast<U*>(a.data);
+  for (int d = 0; d < N; ++d) out.shape[d] = a.shape[d];
+  out.shape[N - 1] = viewed_extent<U, T>(a.shape[N - 1], sizeof(T));
+  return out;
+}
+template <typename U, typename T, int N>
+JIASU_FN ArrayA<U, N> view_as(const ArrayA<T, N>& a) {
+  ArrayA<U, N> out;
+  out.data = reinterpret_cast<U*>(a.data);
+  for (int d = 0; d < N; ++d) {
+    out.shape[d] = a.shape[d];
+    out.strides[d] = a.strides[d];
+  }
+  out.shape[N - 1] = viewed_extent<U, T>(a.shape[N - 1], a.strides[N - 1]);
+  out.strides[N - 1] = sizeof(U);
+  return out;
+}
+
 // ---- Records: a field is the bytes at its offset in the record (check_record_layout keeps them aligned).
 template <typename T, typename R>
 JIASU_FN T& field(R* record, long long offset) { return *reinterpret_cast<T*>(record->bytes + offset); }

@@ -195,3 +195,66 @@ def test_slice_errors_point_at_the_source(kernel, outputs, message):
         kernel[1, 1](*args)
     assert message in str(caught.value)
     assert __file__ in str(caught.value)
+
+
+@jiasu.kernel
+def reshaped(a, shape, out2, out3):
+    m = a.reshape(shape)  # a tuple argument: two axes
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            out2[i, j] = m[i, j]
+    c = a.reshape(2, -1, 3)  # integers, one of them -1
+    for i in range(c.shape[0]):
+        for j in range(c.shape[1]):
+            for k in range(c.shape[2]):
+                out3[i, j, k] = c[i, j, k]
+    m[0, 1] = -1.0  # written through the view, into a
+
+
+def test_reshape_views_a_contiguous_array(rng):
+    host = rand_float(rng, 24, np.float64)
+    a = jiasu.asarray(host)
+    out2, out3 = poisoned((4, 6), np.float64), poisoned((2, 4, 3), np.float64)
+    reshaped[1, 1](a, (4, 6), out2, out3)
+    assert_same(out2, host.reshape(4, 6))
+    assert_same(out3, host.reshape(2, -1, 3))
+    expected = host.copy()
+    expected[1] = -1.0
+    assert_same(a, expected)
+
+
+@jiasu.kernel
+def reinterpreted(raw, start, words, halves):
+    w = raw[start:start + 8].view(np.int32)  # a slice's bytes as two int32
+    words[0] = w[0]
+    words[1] = w[1]
+    words[2] = len(w)
+    h = words.view(np.int16)
+    for i in range(h.shape[0]):
+        halves[i] = h[i]
+
+
+def test_view_reinterprets_the_bytes():
+    raw = np.arange(64, dtype=np.uint8) * np.uint8(7)
+    for start in (0, 4, 12):  # int32-aligned, as the GPU needs
+        words, halves = poisoned(3, np.int32), poisoned(6, np.int16)
+        reinterpreted[1, 1](jiasu.asarray(raw), start, words, halves)
+        expected_words = raw[start:start + 8].view(np.int32)
+        assert_same(words, np.array([expected_words[0], expected_words[1], 2], np.int32))
+        assert_same(halves, np.array([expected_words[0], expected_words[1], 2], np.int32).view(np.int16))
+
+
+def test_reshape_and_view_errors():
+    @jiasu.kernel
+    def strided(a, out):
+        out[0] = a[::2].reshape(2, 2)[0, 0]
+
+    with pytest.raises(jiasu.CompileError, match="reshape.. needs a C-contiguous array, not array"):
+        strided[1, 1](jiasu.asarray(np.zeros(8)), jiasu.asarray(np.zeros(1)))
+
+    @jiasu.kernel
+    def not_a_dtype(a, out):
+        out[0] = a.view(3)[0]
+
+    with pytest.raises(jiasu.CompileError, match="view.. takes a dtype such as np.int32"):
+        not_a_dtype[1, 1](jiasu.asarray(np.zeros(8)), jiasu.asarray(np.zeros(1)))
