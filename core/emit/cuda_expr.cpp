@@ -526,6 +526,10 @@ std::string FunctionEmitter::attribute(const Expr& e) {
   const Expr& base = *e.args[0];
   if (base.type.kind == TypeKind::Record) return record_field(e);
   if (base.type.kind == TypeKind::Array && e.name == "size") return "jiasu::size(" + expr(base) + ")";
+  if (base.type.kind == TypeKind::Array && (e.name == "real" || e.name == "imag")) {
+    if (!is_complex(base.type.dtype)) return expr(base);  // a real array's real part is itself
+    return std::string("jiasu::complex_part<") + (e.name == "real" ? "0" : "1") + ">(" + expr(base) + ")";
+  }
   if (e.type.kind == TypeKind::Tuple) return tuple_value(Value{"", e.type, &e}, e.type);
   fail(e.loc, "'" + e.name + "' cannot be compiled to CUDA");
 }

@@ -150,9 +150,11 @@ void Checker::mark_written(const Expr& array) {
   if (param >= 0) fn_.params[param].written = true;
 }
 
-// The array a view is made of: a[1:], a[i], a.reshape(shape), a.view(dtype); null for other expressions.
+// The array a view is made of: a[1:], a[i], a.real, a.reshape(shape), a.view(dtype); null for other expressions.
 const Expr* view_base(const Expr& e) {
   if (e.kind == ExprKind::Subscript) return e.args[0].get();
+  if (e.kind == ExprKind::Attribute && e.type.kind == TypeKind::Array && (e.name == "real" || e.name == "imag"))
+    return e.args[0].get();
   if (e.kind == ExprKind::Call && e.meaning == Meaning::Builtin && e.args.size() > 1) {
     const BuiltinRule rule = builtin(e.builtin).rule;
     if (rule == BuiltinRule::Reshape || rule == BuiltinRule::ArrayView) return e.args[1].get();

@@ -308,7 +308,15 @@ Type Checker::array_attribute(Expr& e, const Type& array) {
     make_constant_int(e, array.ndim);
     return Type::scalar(DType::Int64, true);  // a Python int, like a literal
   }
-  fail(e.loc, "array attribute '" + e.name + "' is not supported in kernels (shape, size and ndim are)");
+  if (e.name == "real" || e.name == "imag") {  // of a complex array: a view of that part of each element
+    if (!is_complex(element_type(array)) && (e.name == "imag" || array.record))
+      fail(e.loc, "'" + e.name + "' of " + to_string(array) + ": only complex arrays have an imaginary part to view");
+    Type part = array;
+    part.dtype = real_part(element_type(array)).dtype;
+    part.contiguous = part.contiguous && !is_complex(element_type(array));
+    return part;
+  }
+  fail(e.loc, "array attribute '" + e.name + "' is not supported in kernels (shape, size, ndim, real and imag are)");
 }
 
 Type Checker::visit_subscript(Expr& e) {

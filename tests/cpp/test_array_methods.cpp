@@ -1,5 +1,5 @@
-// Array methods that make views inside kernels: a.reshape(shape) and a.view(dtype). Run on the CPU, compiled by
-// NVRTC, and their errors.
+// Views of arrays made by methods and attributes inside kernels: a.reshape(shape), a.view(dtype), and a.real /
+// a.imag of a complex array. Run on the CPU, compiled by NVRTC, and their errors.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -48,6 +48,28 @@ TEST(ArrayMethods, ReshapeAndViewShareTheArraysMemory) {
 }
 
 TEST_F(EmitCuda, ReshapeAndViewCompileForTheGpu) { compile(kKernel, signature()); }
+
+constexpr const char* kParts =
+    "def k(z, r):\n"
+    "    im = z.imag\n"
+    "    r[0] = z.real[1] + im[1]\n"
+    "    jiasu.atomic.add(z.real, 0, 1.0)\n"
+    "    im[0] = -im[0]\n";
+
+TEST(ArrayMethods, RealAndImagViewTheParts) {
+  const std::vector<Type> signature = {array(DType::Complex128), array(DType::Float64)};
+  auto kernel = compile_host_kernel(fe::check(python(kParts), signature));
+  std::vector<double> z = {1.5, -2.0, 3.0, 4.25};  // 1.5-2j, 3+4.25j: parts in place, real first
+  std::vector<double> r(1);
+  ArrayC<double, 1> zv{z.data(), {2}};
+  auto rv = view(r);
+  void* params[] = {&zv, &rv};
+  kernel->launch({1, 1, 1}, {1, 1, 1}, params, 0);
+  EXPECT_EQ(r[0], 3.0 + 4.25);
+  EXPECT_EQ(z, (std::vector<double>{2.5, 2.0, 3.0, 4.25}));
+}
+
+TEST_F(EmitCuda, RealAndImagCompileForTheGpu) { compile(kParts, {array(DType::Complex64), array(DType::Float32)}); }
 
 TEST(ArrayMethods, Errors) {
   auto error = [](const std::string& line) {

@@ -681,7 +681,7 @@ INSTANTIATE_TEST_SUITE_P(Names, CheckError, ::testing::Values(
     ErrorCase{"ScalarAttribute", "def k(a, n):\n    a[0] = n.angle\n", kArrayAndInt,
               "'angle' is not an attribute of int64 values in kernels", 2, 14},
     ErrorCase{"ArrayAttribute", "def k(a):\n    a[0] = a.T[0]\n", kF32Array,
-              "array attribute 'T' is not supported in kernels (shape, size and ndim are)", 2, 14},
+              "array attribute 'T' is not supported in kernels (shape, size, ndim, real and imag are)", 2, 14},
     ErrorCase{"NotCallable", "def k(a, n):\n    a[0] = n(1)\n", kArrayAndInt, "'n' is not callable: it is int64", 2, 12},
     ErrorCase{"ValueBuiltinCalled", "def k(a):\n    a[0] = jiasu.threadIdx.x()\n", kF32Array,
               "'jiasu.threadIdx.x' is not callable: it is int64", 2, 12}));

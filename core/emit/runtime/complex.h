@@ -300,4 +300,31 @@ JIASU_FN complex<F> atan_(complex<F> z) {
   return isinf(z.re) && isnan(z.im) ? complex<F>{r.im, r.re} : times_minus_i(r);  // as CPython's special value
 }
 
+// a.real and a.imag of a complex array (Part 0 and 1): strided views of that part of each element.
+template <int Part, typename F, int N>
+JIASU_FN ArrayA<F, N> complex_part(const ArrayA<complex<F>, N>& a) {
+  ArrayA<F, N> out;
+  out.data = reinterpret_cast<F*>(a.data) + Part;
+  if constexpr (N > 0)
+    for (int d = 0; d < N; ++d) {
+      out.shape[d] = a.shape[d];
+      out.strides[d] = a.strides[d];
+    }
+  return out;
+}
+template <int Part, typename F, int N>
+JIASU_FN ArrayA<F, N> complex_part(const ArrayC<complex<F>, N>& a) {
+  ArrayA<F, N> out;
+  out.data = reinterpret_cast<F*>(a.data) + Part;
+  if constexpr (N > 0) {
+    long long stride = static_cast<long long>(sizeof(complex<F>));
+    for (int d = N - 1; d >= 0; --d) {
+      out.shape[d] = a.shape[d];
+      out.strides[d] = stride;
+      stride *= a.shape[d];
+    }
+  }
+  return out;
+}
+
 }  // namespace jiasu

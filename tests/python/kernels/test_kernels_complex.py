@@ -225,3 +225,36 @@ def test_math_functions_and_ordering_refuse_complex_numbers():
         jiasu.kernel(ordered)[1, 1](z, jiasu.zeros(1, np.bool_))
     with pytest.raises(jiasu.CompileError, match=r"cmath.sqrt takes complex numbers"):
         jiasu.kernel(math_sqrt)[1, 1](z, jiasu.zeros(1, np.float32))
+
+
+@jiasu.kernel
+def parts_as_views(z, re, im):
+    i = jiasu.grid(1)
+    imaginary = z.imag
+    if i < imaginary.shape[0]:
+        re[i] = z.real[i]
+        im[i] = imaginary[i]
+        jiasu.atomic.add(z.real, i, 1)  # writes through the view, into z
+        imaginary[i] = -imaginary[i]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_real_and_imag_of_a_complex_array_are_views(rng, dtype):
+    host = random_complex(rng, 80, dtype)
+    z = jiasu.asarray(host)[::2]  # strided, too
+    part = np.float32 if dtype == np.complex64 else np.float64
+    re, im = jiasu.zeros(40, part), jiasu.zeros(40, part)
+    parts_as_views[blocks_for(40, 32), 32](z, re, im)
+    np.testing.assert_array_equal(re.get(), host[::2].real)
+    np.testing.assert_array_equal(im.get(), host[::2].imag)
+    expected = host.copy()
+    expected[::2] = (host[::2].real + 1) - 1j * host[::2].imag
+    np.testing.assert_array_equal(z.get(), expected[::2])
+
+
+def test_imag_of_a_real_array_is_refused():
+    def imaginary_of_real(a, out):
+        out[0] = a.imag[0]
+
+    with pytest.raises(jiasu.CompileError, match="only complex arrays have an imaginary part"):
+        jiasu.kernel(imaginary_of_real)[1, 1](jiasu.zeros(2, np.float32), jiasu.zeros(1, np.float32))
