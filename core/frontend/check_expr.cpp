@@ -509,9 +509,16 @@ Type Checker::visit_compare(Expr& e) {
     if (op == Op::In || op == Op::NotIn) fail(e.loc, std::string("'") + op_text(op) + "' is not supported in kernels");
   for (ExprPtr& operand : e.args) visit(*operand);
   if (compare_enums(e)) return Type::scalar(DType::Bool);
-  for (Op op : e.ops)
-    if (op == Op::Is || op == Op::IsNot)
-      fail(e.loc, std::string("'") + op_text(op) + "' is not supported in kernels; compare numbers with == or !=");
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    Op& op = e.ops[i];
+    if (op != Op::Is && op != Op::IsNot) continue;
+    // `flag is True`: bools are singletons, so identity is equality between two bools
+    if (!is_bool(e.args[i]->type) || !is_bool(e.args[i + 1]->type))
+      fail(e.loc, std::string("'") + op_text(op) + "' is not supported in kernels between " +
+                      to_string(e.args[i]->type) + " and " + to_string(e.args[i + 1]->type) + "; compare numbers "
+                      "with == or !=");
+    op = op == Op::Is ? Op::Eq : Op::NotEq;
+  }
   for (size_t i = 0; i < e.ops.size(); ++i) {
     const Type& a = e.args[i]->type;
     const Type& b = e.args[i + 1]->type;

@@ -715,7 +715,7 @@ INSTANTIATE_TEST_SUITE_P(Variables, CheckError, ::testing::Values(
 
 INSTANTIATE_TEST_SUITE_P(Operators, CheckError, ::testing::Values(
     ErrorCase{"Is", "def k(a, n):\n    if n is 0:\n        pass\n", kArrayAndInt,
-              "'is' is not supported in kernels; compare numbers with == or !=", 2, 10},
+              "'is' is not supported in kernels between int64 and int64; compare numbers with == or !=", 2, 10},
     ErrorCase{"In", "def k(a, n):\n    if n in (1, 2):\n        pass\n", kArrayAndInt,
               "'in' is not supported in kernels", 2, 10},
     ErrorCase{"MatMul", "def k(a, n):\n    a[0] = n @ n\n", kArrayAndInt, "the @ operator is not supported in kernels", 2, 14},

@@ -1,5 +1,6 @@
 // Python enums in kernels: members of an enum class used by name (Color.red, Color["red"]) and passed as
 // arguments are int64 values that remember their class. Checked, run on the CPU, compiled by NVRTC, and keyed.
+// `is` between bools (flag is True) is equality too.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -89,6 +90,19 @@ TEST(Enums, ErrorsNameTheMemberOrTheOperation) {
   EXPECT_EQ(error("r[0] = a is 3"), "2:14: 'is' compares enum members in kernels; compare numbers with == or !=");
   EXPECT_EQ(error("r[0] = Color.red if a == Color.red else 1"),
             "2:22: the branches of a conditional expression are enum(Color) and int64: members of one enum, or numbers");
+}
+
+TEST(Identity, BoolsAreSingletons) {
+  fe::Program program = fe::check(python("def k(r, flag):\n    r[0] = flag is True\n    r[1] = flag is not False\n"),
+                                  {array(DType::Int64), testing::scalar(DType::Bool)});
+  auto kernel = compile_host_kernel(program);
+  for (bool flag : {false, true}) {
+    std::vector<long long> r(2, -1);
+    auto rv = view(r);
+    void* params[] = {&rv, &flag};
+    kernel->launch({1, 1, 1}, {1, 1, 1}, params, 0);
+    EXPECT_EQ(r, (std::vector<long long>{flag, flag}));
+  }
 }
 
 TEST(Enums, ArgumentsKeyTheirClass) {
