@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import env_info, first_line, import_jiasu_or_skip, import_numba_cuda, median, write_json  # noqa: E402
 
-from seed_kernels import ADD_CUDA_SOURCE as SOURCE  # noqa: E402
+from seed_kernels import ADD_CUDA_SOURCE as SOURCE, add_n, add_n_numba  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOAL_RATIO = 1.1
 ISSUE_FIGURES_US = {"cpp": 3.60, "cupy": 5.31, "numba": 73.4}  # H200, recorded in the issue
@@ -57,11 +57,22 @@ def host_inputs(n):
 
 # ---- contenders: each returns (run(count), sync(), check()) ---------------------------------------
 
+def jiasu_arrays(hx, hy):
+    """x, y and a zeroed out on jiasu's arrays."""
+    import jiasu
+    return jiasu.asarray(hx), jiasu.asarray(hy), jiasu.zeros(hx.size, dtype=np.float32)
+
+
+def numba_layer_arrays(hx, hy):
+    """x, y and out as Numba code makes them on jiasu's compatibility layer (`from jiasu import cuda`)."""
+    from jiasu import cuda
+    return cuda.to_device(hx), cuda.to_device(hy), cuda.device_array(hx.size, dtype=np.float32)
+
+
 def setup_jiasu(n, grid, block, use_np_int32=False):
     import jiasu
     hx, hy, expected = host_inputs(n)
-    x, y = jiasu.asarray(hx), jiasu.asarray(hy)
-    out = jiasu.zeros(n, dtype=np.float32)
+    x, y, out = jiasu_arrays(hx, hy)
     kernel = jiasu.RawKernel(SOURCE, "add")
     size = np.int32(n) if use_np_int32 else n
 
@@ -75,40 +86,20 @@ def setup_jiasu(n, grid, block, use_np_int32=False):
     return run, jiasu.synchronize, check
 
 
-def setup_jiasu_kernel(n, grid, block):
-    """The same job written as a Python kernel (@jiasu.kernel)."""
+def setup_python_kernel(kernel, make_arrays, n, grid, block):
+    """The same job as a kernel written in Python (bench/seed_kernels.py), on the arrays make_arrays makes."""
     import jiasu
-    from seed_kernels import add_n
     hx, hy, expected = host_inputs(n)
-    x, y = jiasu.asarray(hx), jiasu.asarray(hy)
-    out = jiasu.zeros(n, dtype=np.float32)
+    x, y, out = make_arrays(hx, hy)
 
     def run(count):
         for _ in range(count):
-            add_n[grid, block](x, y, out, n)
+            kernel[grid, block](x, y, out, n)
 
     def check():
         return np.array_equal(out.get(), expected)
 
     return run, jiasu.synchronize, check
-
-
-def setup_jiasu_cuda_jit(n, grid, block):
-    """The same job as Numba code on jiasu's compatibility layer (`from jiasu import cuda`)."""
-    from jiasu import cuda
-    from seed_kernels import add_n_numba
-    hx, hy, expected = host_inputs(n)
-    x, y = cuda.to_device(hx), cuda.to_device(hy)
-    out = cuda.device_array(n, dtype=np.float32)
-
-    def run(count):
-        for _ in range(count):
-            add_n_numba[grid, block](x, y, out, n)
-
-    def check():
-        return np.array_equal(out.copy_to_host(), expected)
-
-    return run, cuda.synchronize, check
 
 
 def setup_cupy(n, grid, block):
@@ -201,8 +192,7 @@ def setup_cpp(library_path, n, grid, block):
     rep.restype = ctypes.c_double
     rep.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint] + [ctypes.c_ulonglong] * 3 + [ctypes.c_int, ctypes.c_long]
     hx, hy, expected = host_inputs(n)
-    x, y = jiasu.asarray(hx), jiasu.asarray(hy)
-    out = jiasu.zeros(n, dtype=np.float32)
+    x, y, out = jiasu_arrays(hx, hy)
     kernel = jiasu.RawKernel(SOURCE, "add")  # kept alive by run(): its module holds the CUfunction
     pointers = [a.__cuda_array_interface__["data"][0] for a in (x, y, out)]
 
@@ -295,8 +285,10 @@ def main():
         ("cpp", lambda: setup_cpp(args.launch_loop_lib, args.n, grid, block), args.launches, args.warmup),
         ("jiasu", lambda: setup_jiasu(args.n, grid, block), args.launches, args.warmup),
         ("jiasu_np_int32", lambda: setup_jiasu(args.n, grid, block, use_np_int32=True), args.launches, args.warmup),
-        ("jiasu_kernel", lambda: setup_jiasu_kernel(args.n, grid, block), args.launches, args.warmup),
-        ("jiasu_cuda_jit", lambda: setup_jiasu_cuda_jit(args.n, grid, block), args.launches, args.warmup),
+        ("jiasu_kernel", lambda: setup_python_kernel(add_n, jiasu_arrays, args.n, grid, block), args.launches,
+         args.warmup),
+        ("jiasu_cuda_jit", lambda: setup_python_kernel(add_n_numba, numba_layer_arrays, args.n, grid, block),
+         args.launches, args.warmup),
         ("cupy", lambda: setup_cupy(args.n, grid, block), args.launches, args.warmup),
         ("numba", lambda: setup_numba(args.n, grid, block), args.numba_launches, min(args.warmup, 200)),
     ]

@@ -33,38 +33,70 @@ inline std::string numbered(const std::string& text) {
   return out;
 }
 
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The kernel checked for `signature`.
+inline fe::Program checked(const std::string& kernel, const std::vector<Type>& signature, Globals globals = {}) {
+  return fe::check(python(kernel, std::move(globals)), signature);
+}
+
+// The one NVRTC path of the C++ tests: kernels emitted as CUDA C++ and compiled to PTX for sm_90.
 class EmitCuda : public ::testing::Test {
  protected:
   void SetUp() override {
     if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
   }
 
-  // Checks and emits `text` for `signature`, compiles it to PTX and checks the kernel entry is there.
-  // Returns the generated code after the runtime header.
-  std::string compile(const std::string& text, const std::vector<Type>& signature, Globals globals = {}) {
-    fe::Program program = fe::check(python(text, std::move(globals)), signature);
-    emit::EmittedKernel kernel = emit::emit_cuda(program);
-    CudaCompileRequest request;
-    request.source = kernel.source;
-    request.kind = CodeKind::Ptx;
-    request.arch = 90;
+  // `text` checked for `signature` and emitted (debug: as a debug kernel, see emit::emit_cuda).
+  static emit::EmittedKernel emitted(const std::string& text, const std::vector<Type>& signature, Globals globals = {},
+                                     bool debug = false) {
+    return emit::emit_cuda(checked(text, signature, std::move(globals)), debug);
+  }
+
+  // The PTX of `kernel`, checked to hold the kernel's entry, compiled without warnings; a compile error fails the
+  // test (showing the numbered source) and gives "".
+  static std::string ptx(const emit::EmittedKernel& kernel) {
     try {
-      CompiledCode code = compile_cuda(request, nullptr);
-      EXPECT_NE(code.image.find(".entry " + kernel.entry_name + "("), std::string::npos) << code.image;
-      EXPECT_EQ(code.log.find("warning"), std::string::npos) << code.log;
+      CompiledCode code = nvrtc_ptx(kernel.source);
+      EXPECT_TRUE(contains(code.image, ".entry " + kernel.entry_name + "(")) << code.image;
+      EXPECT_FALSE(contains(code.log, "warning")) << code.log;
+      return code.image;
     } catch (const NvrtcError& e) {
       ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << numbered(kernel.source);
     }
-    return kernel.source.substr(emit::cuda_runtime_header().size());
+    return "";
+  }
+
+  // Checks, emits and compiles `text` for `signature` (see ptx()). Returns the generated code after the runtime
+  // header.
+  static std::string compile(const std::string& text, const std::vector<Type>& signature, Globals globals = {}) {
+    const emit::EmittedKernel kernel = emitted(text, signature, std::move(globals));
+    ptx(kernel);
+    const std::string& header = emit::cuda_runtime_header();
+    return kernel.source.substr(kernel.source.find(header) + header.size());
+  }
+
+  // NVRTC's log for `text`, which checks and emits but must not compile; "compiled" when it does.
+  static std::string nvrtc_error(const std::string& text, const std::vector<Type>& signature, Globals globals = {}) {
+    try {
+      nvrtc_ptx(emitted(text, signature, std::move(globals)).source);
+    } catch (const NvrtcError& e) {
+      return e.log();
+    }
+    return "compiled";
+  }
+
+ private:
+  static CompiledCode nvrtc_ptx(const std::string& source) {
+    CudaCompileRequest request;
+    request.source = source;
+    request.kind = CodeKind::Ptx;
+    request.arch = 90;
+    return compile_cuda(request, nullptr);
   }
 };
 
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// The kernel checked for `signature`, and the "line:column: message" of the CompileError checking it gives.
-inline fe::Program checked(const std::string& kernel, const std::vector<Type>& signature, Globals globals = {}) {
-  return fe::check(python(kernel, std::move(globals)), signature);
-}
+// The "line:column: message" of the CompileError that checking `kernel` for `signature` gives.
 inline std::string compile_error(const std::string& kernel, const std::vector<Type>& signature, Globals globals = {}) {
   try {
     checked(kernel, signature, std::move(globals));

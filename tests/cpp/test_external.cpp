@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "emit/emit.hpp"
+#include "emit_cuda_test_support.hpp"
 #include "frontend/token.hpp"
 #include "host_test_support.hpp"
 #include "test_support.hpp"
-#include "toolchain/nvrtc.hpp"
 
 namespace jiasu {
 namespace {
@@ -76,30 +76,16 @@ TEST(External, HostBackendRunsTheLinkedCode) {
   for (int i = 0; i < 70; ++i) EXPECT_EQ(r[i], static_cast<double>(x[i] * y[i]) + 5.0) << i;
 }
 
-TEST(External, NvrtcCompilesTheDeclarationsAndTheLinkedFile) {
-  if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
-  const emit::EmittedKernel kernel = emit::emit_cuda(fe::check(python(kKernel, externals()), kSignature));
-  EXPECT_NE(kernel.source.find("extern \"C\" __device__ int mul_f32(float*, float, float);"), std::string::npos);
-  EXPECT_NE(kernel.source.find("#line 1 \"/src/functions.cu\"\n"), std::string::npos);
-  CudaCompileRequest request;
-  request.source = kernel.source;
-  request.kind = CodeKind::Ptx;
-  request.arch = 90;
-  try {
-    EXPECT_NE(compile_cuda(request, nullptr).image.find(".entry " + kernel.entry_name + "("), std::string::npos);
-  } catch (const NvrtcError& e) {
-    ADD_FAILURE() << e.what() << "\n" << e.log();
-  }
+using ExternalCuda = emit_test::EmitCuda;
+TEST_F(ExternalCuda, NvrtcCompilesTheDeclarationsAndTheLinkedFile) {
+  const std::string code = compile(kKernel, kSignature, externals());
+  EXPECT_TRUE(emit_test::contains(code, "extern \"C\" __device__ int mul_f32(float*, float, float);")) << code;
+  EXPECT_TRUE(emit_test::contains(code, "#line 1 \"/src/functions.cu\"\n")) << code;
   // A definition that does not match the declaration is reported in the linked file.
   Globals wrong = externals();
   std::const_pointer_cast<fe::ExternalFunction>(wrong["mul"].external)->params = {DType::Float64, DType::Float64};
-  request.source = emit::emit_cuda(fe::check(python(kKernel, wrong), kSignature)).source;
-  try {
-    compile_cuda(request, nullptr);
-    ADD_FAILURE() << "compiled";
-  } catch (const NvrtcError& e) {
-    EXPECT_NE(e.log().find("/src/functions.cu(1)"), std::string::npos) << e.log();
-  }
+  const std::string log = nvrtc_error(kKernel, kSignature, wrong);
+  EXPECT_TRUE(emit_test::contains(log, "/src/functions.cu(1)")) << log;
 }
 
 TEST(External, CallsAreChecked) {

@@ -9,12 +9,12 @@
 
 #include "cpu/host_kernel.hpp"
 #include "emit/emit.hpp"
+#include "emit_cuda_test_support.hpp"
 #include "frontend_test_support.hpp"
 #include "host_test_support.hpp"
 #include "support/cuda_limits.hpp"
 #include "support/error.hpp"
 #include "test_support.hpp"
-#include "toolchain/nvrtc.hpp"
 
 namespace jiasu {
 namespace {
@@ -94,14 +94,13 @@ TEST(GridSync, CudaCodeWaitsAtTheRuntimesGridBarrier) {
   EXPECT_NE(code.find("  g_ = jiasu::this_grid();\n  // k.py:6  g.sync()\n  jiasu::grid_sync(g_);\n"),
             std::string::npos) << code;
   EXPECT_FALSE(emit::emit_cuda(checked("def k(a, out):\n    a[0] = 1\n")).cooperative);
-  if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
-  CudaCompileRequest request;
-  request.source = kernel.source;
-  request.kind = CodeKind::Ptx;
-  request.arch = 90;
-  const CompiledCode ptx = compile_cuda(request, nullptr);
-  EXPECT_NE(ptx.image.find(".global .align 4 .u32 _ZN5jiasu18grid_sync_arrivalsE;"), std::string::npos) << ptx.image;
-  EXPECT_NE(ptx.image.find("atom.global.add.u32"), std::string::npos) << ptx.image;
+}
+
+using GridSyncCuda = emit_test::EmitCuda;
+TEST_F(GridSyncCuda, NvrtcCompilesTheBarrierToAnAtomicCounter) {
+  const std::string code = ptx(emitted(kReverse, two_int64_arrays()));
+  EXPECT_TRUE(emit_test::contains(code, ".global .align 4 .u32 _ZN5jiasu18grid_sync_arrivalsE;")) << code;
+  EXPECT_TRUE(emit_test::contains(code, "atom.global.add.u32")) << code;
 }
 
 // The whole CPU path: emitted host C++, compiled, launched cooperatively by HostKernel over more blocks than the

@@ -7,12 +7,12 @@
 
 #include "cpu/host_kernel.hpp"
 #include "emit/emit.hpp"
+#include "emit_cuda_test_support.hpp"
 #include "frontend/token.hpp"
 #include "frontend_test_support.hpp"
 #include "host_test_support.hpp"
 #include "support/error.hpp"
 #include "test_support.hpp"
-#include "toolchain/nvrtc.hpp"
 
 namespace jiasu {
 namespace {
@@ -119,26 +119,17 @@ TEST(Raise, EmittedForBothTargets) {
 
 // A debug kernel that may raise records it on the device (the module defines jiasu_device_error for the launch
 // to read); without debug, or without a raise, the module has no record and the launch reads nothing.
-TEST(Raise, CudaDebugKernelsRecordTheRaise) {
-  if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
+using RaiseCuda = emit_test::EmitCuda;
+TEST_F(RaiseCuda, DebugKernelsRecordTheRaise) {
   const std::vector<Type> signature = {array(DType::Float32), scalar(DType::Int64)};
   const char* const raising = "def k(a, x):\n    if x > 1:\n        raise ValueError('big')\n    a[0] = 1.0\n";
   const char* const quiet = "def k(a, x):\n    a[0] = 1.0\n";
   for (auto [source, debug] : {std::pair{raising, true}, {raising, false}, {quiet, true}}) {
-    const emit::EmittedKernel kernel = emit::emit_cuda(fe::check(python(source, exceptions()), signature), debug);
+    const emit::EmittedKernel kernel = emitted(source, signature, exceptions(), debug);
     const bool records = source == raising && debug;
     EXPECT_EQ(kernel.device_errors, records);
     EXPECT_EQ(kernel.source.rfind("#define JIASU_DEVICE_ERRORS 1\n", 0) == 0, records);
-    CudaCompileRequest request;
-    request.source = kernel.source;
-    request.kind = CodeKind::Ptx;
-    request.arch = 90;
-    try {
-      const std::string ptx = compile_cuda(request, nullptr).image;
-      EXPECT_EQ(ptx.find(".global .align 8 .b8 jiasu_device_error[") != std::string::npos, records) << ptx;
-    } catch (const NvrtcError& e) {
-      ADD_FAILURE() << e.what() << "\n" << e.log();
-    }
+    EXPECT_EQ(emit_test::contains(ptx(kernel), ".global .align 8 .b8 jiasu_device_error["), records);
   }
 }
 

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "emit/emit.hpp"
+#include "emit_cuda_test_support.hpp"
 #include "frontend/source.hpp"
 #include "frontend_test_support.hpp"
 #include "test_support.hpp"
 #include "toolchain/host_compiler.hpp"
-#include "toolchain/nvrtc.hpp"
 
 namespace jiasu {
 namespace {
@@ -74,24 +74,17 @@ TEST(ScalarFunction, CompilesForTheHostAndComputesNumPysValue) {
   EXPECT_EQ(probe(-2.0f, 1.0f), -3.0f);
 }
 
-TEST(ScalarFunction, CompilesForCudaWithNvrtc) {
-  if (testing::installed_nvrtc_dir().empty()) GTEST_SKIP() << "no libnvrtc in CUDA_HOME or /usr/local/cuda";
+using ScalarFunctionCuda = emit_test::EmitCuda;
+TEST_F(ScalarFunctionCuda, CompilesWithNvrtc) {
   fe::Program program = fe::check_scalar_function(python("def f(a, b):\n    return math.exp(a) // b\n"),
                                                   {scalar(DType::Float16), scalar(DType::Int32)});
   emit::EmittedFunction fn = emit::emit_cuda_function(program);
   EXPECT_EQ(fn.result, DType::Float64);  // float16 with int32 promotes to float64, as in NumPy
-  CudaCompileRequest request;
-  request.source = emit::cuda_runtime_header() + fn.definitions +
-                   "extern \"C\" __global__ void probe(double* out, __half a, int b) { *out = " + fn.name +
-                   "(a, b); }\n";
-  request.kind = CodeKind::Ptx;
-  request.arch = 90;
-  try {
-    CompiledCode code = compile_cuda(request, nullptr);
-    EXPECT_NE(code.image.find(".entry probe("), std::string::npos);
-  } catch (const NvrtcError& e) {
-    ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << request.source.substr(emit::cuda_runtime_header().size());
-  }
+  emit::EmittedKernel probe;
+  probe.source = emit::cuda_runtime_header() + fn.definitions +
+                 "extern \"C\" __global__ void probe(double* out, __half a, int b) { *out = " + fn.name + "(a, b); }\n";
+  probe.entry_name = "probe";
+  ptx(probe);
 }
 
 }  // namespace

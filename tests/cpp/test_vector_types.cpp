@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "emit/emit.hpp"
+#include "emit_cuda_test_support.hpp"
 #include "host_test_support.hpp"
 #include "test_support.hpp"
-#include "toolchain/nvrtc.hpp"
 
 namespace jiasu {
 namespace {
@@ -31,26 +31,20 @@ constexpr const char* kKernel =
     "    r[4] = c.x + c.y * c.z\n"
     "    r[5] = d.x + d.y\n";
 
+const std::vector<Type> kSignature = {array(DType::Float64), testing::scalar(DType::Int64)};
+
 TEST(VectorTypes, MadeFromNumbersAndVectors) {
-  fe::Program program = fe::check(python(kKernel), {array(DType::Float64), testing::scalar(DType::Int64)});
-  auto kernel = compile_host_kernel(program);
+  auto kernel = compile_host_kernel(fe::check(python(kKernel), kSignature));
   std::vector<double> r(6, -1.0);
   auto rv = view(r);
   long long n = 3;
   void* params[] = {&rv, &n};
   kernel->launch({1, 1, 1}, {1, 1, 1}, params, 0);
   EXPECT_EQ(r, (std::vector<double>{1.0, 2.5, 3.0, 0.25, 7 + 8 * 9, 9.25}));
-  if (testing::installed_nvrtc_dir().empty()) return;
-  CudaCompileRequest request;
-  request.source = emit::emit_cuda(program).source;
-  request.kind = CodeKind::Ptx;
-  request.arch = 90;
-  try {
-    compile_cuda(request, nullptr);
-  } catch (const NvrtcError& e) {
-    ADD_FAILURE() << e.what() << "\n" << e.log();
-  }
 }
+
+using VectorTypesCuda = emit_test::EmitCuda;
+TEST_F(VectorTypesCuda, NvrtcCompilesThem) { compile(kKernel, kSignature); }
 
 TEST(VectorTypes, NamesAndErrors) {
   EXPECT_EQ(fe::vector_type_named("float32x4")->count, 4);

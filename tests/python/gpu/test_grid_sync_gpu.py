@@ -6,32 +6,11 @@ import numpy as np
 import pytest
 
 import jiasu
-from jiasu import cuda
 
+from kernels.grid_sync_kernels import reverse_rounds, reversed_rounds
 from kernels.kernels_support import assert_same, poisoned
 
 pytestmark = pytest.mark.gpu
-
-
-@cuda.jit
-def reverse_rounds(a, out, rounds):
-    i = cuda.grid(1)
-    n = a.size
-    g = cuda.cg.this_grid()
-    v = i
-    for r in range(rounds):
-        a[i] = v
-        g.sync()
-        v = a[n - 1 - i] + 1
-        g.sync()
-    out[i] = v
-
-
-def reversed_rounds(n, rounds):
-    ref = np.arange(n)
-    for _ in range(rounds):
-        ref = ref[::-1] + 1
-    return ref
 
 
 def test_a_full_cooperative_grid_of_several_blocks_per_multiprocessor():

@@ -8,23 +8,8 @@ import pytest
 import jiasu
 from jiasu import cuda
 
+from kernels.grid_sync_kernels import reverse_rounds, reversed_rounds
 from kernels.kernels_support import assert_same, poisoned, rand_float
-
-
-@cuda.jit
-def reverse_rounds(a, out, rounds):
-    """Each round every thread writes its value, the grid syncs, and it takes the value of the opposite thread
-    (of another block) plus one; a second sync keeps the next round's writes after every read."""
-    i = cuda.grid(1)
-    n = a.size
-    g = cuda.cg.this_grid()
-    v = i
-    for r in range(rounds):
-        a[i] = v
-        g.sync()
-        v = a[n - 1 - i] + 1
-        g.sync()
-    out[i] = v
 
 
 @jiasu.kernel
@@ -95,13 +80,6 @@ def one_block_leaves(a):
         return
     cuda.cg.this_grid().sync()
     a[cuda.grid(1)] = 1
-
-
-def reversed_rounds(n, rounds):
-    ref = np.arange(n)
-    for _ in range(rounds):
-        ref = ref[::-1] + 1
-    return ref
 
 
 def test_grid_sync_orders_every_block(backend):
