@@ -65,6 +65,7 @@ void bind_matmul(nb::module_& m);  // called by bind_array: adds matmul, dot and
 void bind_ops(nb::module_& m);  // bindings/ops.cpp: the elementwise operations, Array's operators
 void bind_reductions(nb::module_& m);  // after bind_array: it adds methods to Array
 void bind_vectorize(nb::module_& m);  // @jiasu.vectorize / @jiasu.reduce
+void bind_gufunc(nb::module_& m);  // generalized ufuncs (Numba's @guvectorize)
 void bind_nn(nb::module_& m);  // jiasu._core.nn
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);

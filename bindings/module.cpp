@@ -10,6 +10,7 @@ NB_MODULE(_core, m) {
   jiasu::py::bind_shapes(m);
   jiasu::py::bind_reductions(m);
   jiasu::py::bind_vectorize(m);
+  jiasu::py::bind_gufunc(m);
   jiasu::py::bind_nn(m);
   jiasu::py::bind_launch(m);
   jiasu::py::bind_kernel(m);

@@ -27,7 +27,12 @@ def _module():
             raise NotImplementedError(f"numba.vectorize(target={target!r}) is not served by jiasu; target='cuda' is")
         return cuda.vectorize(*args, **options)
 
-    numba.vectorize = vectorize
+    def guvectorize(*args, target="cpu", **options):
+        if target != "cuda":
+            raise NotImplementedError(f"numba.guvectorize(target={target!r}) is not served by jiasu; target='cuda' is")
+        return cuda.guvectorize(*args, **options)
+
+    numba.vectorize, numba.guvectorize = vectorize, guvectorize
 
     def missing(name):
         if name.startswith("__"):

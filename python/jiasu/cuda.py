@@ -282,7 +282,7 @@ def event(timing=True):
     return _jiasu.Event(timing)
 
 
-# Host API: reductions and ufuncs made from scalar functions (jiasu.reduce, jiasu.vectorize).
+# Host API: reductions and ufuncs made from scalar functions (jiasu.reduce, jiasu.vectorize), generalized ufuncs.
 class Reduce:
     """Numba's ``cuda.reduce(f)``: ``r(arr, size=None, res=None, init=0, stream=0)`` folds the associative
     binary function f over arr (its first ``size`` elements), then f(init, result), as Numba's does; it returns
@@ -343,9 +343,17 @@ def vectorize(func_or_signatures=None, **options):
     return _Vectorized
 
 
+def guvectorize(*args, **options):
+    """Numba's ``@cuda.guvectorize(signatures, layout)``: a generalized ufunc (jiasu._gufunc.GUFunc), its function
+    called at every index of the loop dimensions by a jiasu kernel."""
+    from jiasu._gufunc import guvectorize
+
+    return guvectorize(*args, **options)
+
+
 # Numba-CUDA's names jiasu does not serve yet: using one says so (other unknown names are AttributeErrors).
 _UNSERVED = {
-    "guvectorize": "generalized ufuncs", "external_stream": "streams made outside jiasu",
+    "external_stream": "streams made outside jiasu",
     "compile_ptx": "Numba's PTX compiler (use jiasu's inspect_ptx)", "compile": "Numba's compiler",
     "list_devices": "list_devices (use cuda.gpus)",
     "current_context": "CUDA contexts", "require_context": "CUDA contexts", "close": "closing the context",
