@@ -13,6 +13,7 @@
 #include "ops/elementwise.hpp"
 #include "runtime/cublaslt.hpp"
 #include "runtime/device.hpp"
+#include "runtime/graph.hpp"
 #include "support/error.hpp"
 
 namespace jiasu::ops {
@@ -240,7 +241,8 @@ void gemm(const Array& a, const Array& b, const Array& out, bool tf32, const cha
                             reinterpret_cast<const void*>(b.data() + b_offset), desc.first,
                             reinterpret_cast<const void*>(a.data() + a_offset), desc.second, types.zero.data(),
                             d_ptr, desc.out, d_ptr, desc.out, &algorithm->algo,
-                            reinterpret_cast<void*>(state.workspace->ptr()), algorithm->workspace_bytes, nullptr),
+                            reinterpret_cast<void*>(state.workspace->ptr()), algorithm->workspace_bytes,
+                            work_stream(nullptr)),
           "cublasLtMatmul");
     size_t d = index.size();
     while (d > 0 && ++index[d - 1] == plan.outer_shape[d - 1]) index[--d] = 0;

@@ -10,6 +10,7 @@
 #include "emit/runtime/device_error.h"
 #include "program/signature.hpp"
 #include "runtime/driver.hpp"
+#include "runtime/graph.hpp"
 #include "support/error.hpp"
 
 namespace jiasu {
@@ -112,6 +113,7 @@ void copy_back_written(const Specialization& spec, const LaunchConfig& config, c
 }
 
 void report_device_error(cu::CUdeviceptr record, cu::CUstream stream) {
+  refuse_in_capture("a debug kernel, which reports its errors after each launch,");
   const auto& d = cu::driver();
   cu::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
   DeviceError e;

@@ -17,6 +17,8 @@ using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
 using CUmemoryPool = struct CUmemPoolHandle_st*;
+using CUgraph = struct CUgraph_st*;
+using CUgraphExec = struct CUgraphExec_st*;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
@@ -29,6 +31,9 @@ constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr CUresult CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
 constexpr CUresult CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720;
 constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
+constexpr CUresult CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900;
+constexpr CUresult CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901;
+constexpr CUresult CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE = 910;
 
 enum DeviceAttribute : int {
   kMaxThreadsPerBlock = 1,
@@ -73,6 +78,7 @@ constexpr unsigned kMemAttachGlobal = 0x1;
 constexpr unsigned kMemAttachHost = 0x2;
 constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr unsigned kEventDisableTiming = 0x2;
+constexpr int kStreamCaptureModeRelaxed = 2;
 inline void* const kLaunchParamEnd = reinterpret_cast<void*>(0x00);
 inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(0x01);
 inline void* const kLaunchParamBufferSize = reinterpret_cast<void*>(0x02);

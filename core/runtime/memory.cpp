@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "runtime/device.hpp"
+#include "runtime/graph.hpp"
 #include "runtime/staging.hpp"
 #include "runtime/stream.hpp"
 #include "support/error.hpp"
@@ -99,9 +100,32 @@ void Allocation::hold_while_alive() {
   held_while_alive_ = true;
 }
 
+namespace {
+
+// Memory asked for while this thread captures a graph: the graph uses it at every replay, so it keeps it. Not
+// from the stream-ordered pool, whose allocations on the capturing stream would become the graph's own.
+std::shared_ptr<Allocation> allocate_for_capture(int device, size_t bytes) {
+  cu::CUdeviceptr ptr = 0;
+  if (bytes > 0) cu::check(cu::driver().cuMemAlloc(&ptr, bytes), "cuMemAlloc");
+  std::shared_ptr<void> owner(reinterpret_cast<void*>(ptr), [device](void* memory) {
+    if (!memory) return;
+    try {
+      activate(device);
+      cu::driver().cuMemFree(reinterpret_cast<cu::CUdeviceptr>(memory));
+    } catch (const Error&) {
+    }
+  });
+  auto allocation = std::make_shared<Allocation>(ptr, bytes, device, std::move(owner));
+  keep_for_capture(allocation);
+  return allocation;
+}
+
+}  // namespace
+
 std::shared_ptr<Allocation> allocate_device(int device, size_t bytes, cu::CUstream stream) {
   if (device == kCpuDevice) return allocate_host(bytes);
   activate(device);
+  if (capturing()) [[unlikely]] return allocate_for_capture(device, bytes);
   cu::CUdeviceptr ptr = 0;
   if (bytes > 0) {
     cu::CUresult r = cu::driver().cuMemAllocAsync(&ptr, bytes, stream);
@@ -255,6 +279,7 @@ void unregister_host_memory(void* ptr) {
 
 void copy_host_to_device(cu::CUdeviceptr dst, const void* src, size_t bytes, cu::CUstream stream, bool sync) {
   if (!bytes) return;
+  refuse_in_capture("a copy from host memory to the GPU");
   if (sync && staging::host_to_device(dst, src, bytes, stream)) return;
   const auto& d = cu::driver();
   if (sync && !stream)
@@ -266,6 +291,7 @@ void copy_host_to_device(cu::CUdeviceptr dst, const void* src, size_t bytes, cu:
 
 void copy_device_to_host(void* dst, cu::CUdeviceptr src, size_t bytes, cu::CUstream stream, bool sync) {
   if (!bytes) return;
+  refuse_in_capture("a copy from the GPU to host memory");
   if (sync) wait_for_stream(stream);  // the kernels before the copy: Ctrl-C can end this wait
   if (sync && staging::device_to_host(dst, src, bytes, stream)) return;
   const auto& d = cu::driver();
@@ -279,7 +305,9 @@ void copy_device_to_host(void* dst, cu::CUdeviceptr src, size_t bytes, cu::CUstr
 void copy_device_to_device(cu::CUdeviceptr dst, cu::CUdeviceptr src, size_t bytes, cu::CUstream stream,
                            bool sync) {
   if (!bytes) return;
+  if (sync) refuse_in_capture("a synchronous copy");
   const auto& d = cu::driver();
+  stream = work_stream(stream);
   cu::check(d.cuMemcpyDtoDAsync(dst, src, bytes, stream), "cuMemcpyDtoDAsync");
   if (sync) cu::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
 }
@@ -288,6 +316,7 @@ void fill_device(cu::CUdeviceptr dst, const void* value, size_t element_size, si
                  cu::CUstream stream) {
   if (!count) return;
   const auto& d = cu::driver();
+  stream = work_stream(stream);
   if (element_size == 1) {
     cu::check(d.cuMemsetD8Async(dst, *static_cast<const unsigned char*>(value), count, stream), "cuMemsetD8Async");
   } else if (element_size == 2) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runtime/device.hpp"
+#include "runtime/graph.hpp"
 #include "support/error.hpp"
 
 namespace jiasu {
@@ -152,6 +153,7 @@ void Kernel::check_config(Dim3 grid, Dim3 block, size_t shared_bytes) {
 }
 
 [[gnu::hot]] void Kernel::launch(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream) {
+  stream = work_stream(stream);
   unsigned long long threads = 1ull * block.x * block.y * block.z;
   // The common case skips the detailed checks: sizes well inside every limit need none.
   if (threads == 0 || threads > static_cast<unsigned long long>(attributes_.max_threads_per_block) ||
@@ -181,6 +183,7 @@ cu::CUresult Kernel::try_cooperative(Dim3 grid, Dim3 block, LaunchArgs& args, si
   const auto cooperative = cu::driver().cuLaunchCooperativeKernel;
   void** params = args.param_pointers();
   if (!cooperative || (!params && args.size())) return cu::CUDA_ERROR_NOT_SUPPORTED;
+  stream = work_stream(stream);
   check_config(grid, block, shared_bytes);
   activate(device());
   return cooperative(function_, grid.x, grid.y, grid.z, block.x, block.y, block.z, static_cast<unsigned>(shared_bytes),

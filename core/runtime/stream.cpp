@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "runtime/device.hpp"
+#include "runtime/graph.hpp"
 #include "runtime/memory.hpp"
 #include "support/error.hpp"
 #include "support/interrupt.hpp"
@@ -38,6 +39,7 @@ bool stream_done(cu::CUstream stream) {
 }  // namespace
 
 void wait_for_stream(cu::CUstream stream) {
+  if (!stream || stream == detail::capture_stream) refuse_in_capture("waiting for the GPU");
   wait_until([stream] { return stream_done(stream); }, "the GPU");
 }
 
@@ -82,7 +84,7 @@ void Event::record(cu::CUstream stream) {
     return;
   }
   activate(device_);
-  cu::check(cu::driver().cuEventRecord(handle_, stream), "cuEventRecord");
+  cu::check(cu::driver().cuEventRecord(handle_, work_stream(stream)), "cuEventRecord");
   recorded_ = true;
 }
 

@@ -32,6 +32,8 @@ RawKernel = _core.RawKernel
 SourceModule = _core.SourceModule
 compile_cuda = _core.compile_cuda
 synchronize = _core.synchronize
+Graph = _core.Graph
+graph = _core.Graph  # `with jiasu.graph() as g:` records GPU work; g.replay() runs it again
 
 
 get_backend = _core.get_backend

@@ -438,3 +438,75 @@ def test_grid_sync_kernels_launch_cooperatively(fake_driver, nvrtc, tmp_path):
                       "jiasu fake GPU holds at once (2 per multiprocessor, 132 multiprocessors; see "
                       "max_cooperative_grid_blocks)"), out[5]
     assert out[6] == "0", out[6]
+
+
+def test_graphs_record_launches_and_replay_them(fake_driver, nvrtc, tmp_path):
+    out = run_with_fake(fake_driver, tmp_path, textwrap.dedent(READ_LAST_LAUNCH) + textwrap.dedent("""
+        fake.jiasu_fake_graph_launches.restype = ctypes.c_int
+
+        def out_pointer():  # the third array parameter's data pointer, in the last launch's parameters
+            return struct.unpack_from("Q", last_launch()[1], 32)[0]
+
+        def pointer(a):
+            return a.__cuda_array_interface__["data"][0]
+
+        x = jiasu.asarray(np.ones(8, np.float32))
+        y, z, w = (jiasu.zeros(8, np.float32) for _ in range(3))
+        add[1, 8](x, x, y)
+        before = last_launch()
+        with jiasu.graph() as g:
+            add[1, 8](x, y, z)
+            add[2, 8](y, y, z)
+        print(last_launch() == before, g.nodes, g.captured, g.updated, fake.jiasu_fake_graph_launches())
+        g.replay()
+        print(fake.jiasu_fake_graph_launches(), last_launch()[0][0], out_pointer() == pointer(z))
+        with g.update():
+            add[1, 8](x, y, w)
+            add[3, 8](y, y, w)
+        print(g.updated, g.nodes)
+        g.replay()
+        print(fake.jiasu_fake_graph_launches(), last_launch()[0][0], out_pointer() == pointer(w))
+        with g:
+            add[5, 8](x, y, z)
+        print(g.updated, g.nodes)
+        g.replay()
+        print(last_launch()[0][0], out_pointer() == pointer(z))
+
+        def copy_inside(graph):
+            with graph:
+                add[1, 8](x, y, z)
+                z.get()
+        fresh = jiasu.graph()
+        print(error_of(lambda: copy_inside(fresh)))
+        print(fresh.captured, fresh.capturing)
+        print(error_of(fresh.replay))
+        print(error_of(lambda: copy_inside(g)))
+        g.replay()
+        print(last_launch()[0][0])
+        with jiasu.graph() as made:
+            s = x + y
+        made.replay()
+        print(made.nodes >= 1, fake.jiasu_fake_graph_launches(), s.shape)
+        with jiasu.graph():
+            print(error_of(lambda: jiasu.graph().__enter__()))
+            print(error_of(jiasu.synchronize))
+        print(error_of(lambda: jiasu.graph(stream="no")))
+        print(z.get().shape)  # after the block, copies work again
+    """))
+    assert out[0] == "True 2 True False 0", out
+    assert out[1] == "1 2 True", out
+    assert out[2] == "True 2", out
+    assert out[3] == "2 3 True", out
+    assert out[4] == "False 1", out
+    assert out[5] == "5 True", out
+    assert out[6].startswith("CudaError: a copy from the GPU to host memory cannot be part of a CUDA graph"), out[6]
+    assert out[7] == "False False", out
+    assert out[8].startswith("ValueError: the graph has nothing to replay yet"), out[8]
+    assert out[9].startswith("CudaError: a copy from the GPU"), out[9]
+    assert out[10] == "5", out  # the failed capture left the graph as it was
+    assert out[11] == "True 5 (8,)", out
+    assert out[12].startswith("CudaError: this thread is already capturing a CUDA graph"), out[12]
+    assert out[13].startswith("CudaError: waiting for the GPU cannot be part of a CUDA graph"), out[13]
+    assert out[14].startswith("TypeError: stream must be None"), out[14]
+    assert out[15] == "(8,)", out[12:]
+    assert len(out) == 16, out

@@ -13,7 +13,8 @@
 namespace {
 
 using CUresult = int;
-constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotFound = 500, kCooperativeLaunchTooLarge = 720;
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotFound = 500, kCooperativeLaunchTooLarge = 720,
+                   kGraphUpdateFailure = 910;
 char dummy_object[64];  // every handle points here
 
 CUresult ok() { return kSuccess; }
@@ -134,9 +135,16 @@ struct Launch {
   bool cooperative;
 } last_launch;
 
+// Stream capture: launches on the capturing stream are recorded into the graph, not made; a graph launch makes
+// each recorded one in turn (so the last launch is the graph's last node) and counts itself.
+void* capturing = nullptr;
+std::vector<Launch>* captured = nullptr;
+int graph_launches = 0;
+
 CUresult launch_kernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                        unsigned shared, void* stream, void** params, void** extra) {
-  Launch& l = last_launch;
+  Launch recorded;
+  Launch& l = captured && stream == capturing ? recorded : last_launch;
   const auto& layout = *static_cast<std::vector<Param>*>(f);
   size_t size = 0;
   if (params)  // one pointer per parameter, placed by the layout read from the CUBIN
@@ -155,8 +163,44 @@ CUresult launch_kernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned 
     for (size_t i = 0; i < layout.size(); ++i) std::memcpy(l.params + layout[i].offset, params[i], layout[i].size);
   else if (extra)
     std::memcpy(l.params, extra[1], size);
+  if (&l == &recorded) captured->push_back(recorded);
   return kSuccess;
 }
+
+using Graph = std::vector<Launch>;
+CUresult begin_capture(void* stream, int) {
+  if (captured) return kInvalidValue;
+  capturing = stream;
+  captured = new Graph();
+  return kSuccess;
+}
+CUresult end_capture(void* stream, void** graph) {
+  if (!captured || stream != capturing) return kInvalidValue;
+  *graph = captured;
+  captured = nullptr;
+  capturing = nullptr;
+  return kSuccess;
+}
+CUresult graph_nodes(void* graph, void**, size_t* count) { *count = static_cast<Graph*>(graph)->size(); return kSuccess; }
+CUresult graph_instantiate(void** exec, void* graph, unsigned long long) {
+  *exec = new Graph(*static_cast<Graph*>(graph));
+  return kSuccess;
+}
+CUresult graph_update(void* exec, void* graph, void*) {  // the same kernels in the same order: new parameters
+  Graph& to = *static_cast<Graph*>(exec);
+  const Graph& from = *static_cast<Graph*>(graph);
+  if (to.size() != from.size()) return kGraphUpdateFailure;
+  for (size_t i = 0; i < to.size(); ++i)
+    if (to[i].function != from[i].function) return kGraphUpdateFailure;
+  to = from;
+  return kSuccess;
+}
+CUresult graph_launch(void* exec, void*) {
+  for (const Launch& l : *static_cast<Graph*>(exec)) last_launch = l;
+  ++graph_launches;
+  return kSuccess;
+}
+CUresult graph_destroy(void* graph) { delete static_cast<Graph*>(graph); return kSuccess; }
 
 // A cooperative launch: refused when the grid is more than every multiprocessor holds at once.
 CUresult launch_cooperative(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -187,7 +231,10 @@ const Entry kTable[] = {
     FN(cuModuleLoadData, load_module), FN(cuModuleUnload, unload_module), FN(cuModuleGetFunction, get_function),
     FN(cuFuncGetParamInfo, param_info), FN(cuFuncGetAttribute, func_attribute),
     FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, occupancy), FN(cuLaunchKernel, launch_kernel),
-    FN(cuLaunchCooperativeKernel, launch_cooperative),
+    FN(cuLaunchCooperativeKernel, launch_cooperative), FN(cuStreamBeginCapture, begin_capture),
+    FN(cuStreamEndCapture, end_capture), FN(cuGraphGetNodes, graph_nodes), FN(cuGraphInstantiate, graph_instantiate),
+    FN(cuGraphExecUpdate, graph_update), FN(cuGraphLaunch, graph_launch), FN(cuGraphDestroy, graph_destroy),
+    FN(cuGraphExecDestroy, graph_destroy),
 };
 // Functions of CUDA 12.4+ this driver does not have: jiasu then falls back as on an older driver.
 const char* const kMissing[] = {"cuModuleGetFunctionCount", "cuModuleEnumerateFunctions", "cuFuncGetName"};
@@ -216,6 +263,7 @@ size_t jiasu_fake_last_launch(void** function, unsigned* config, void** stream, 
 }
 
 int jiasu_fake_last_launch_cooperative() { return last_launch.cooperative; }
+int jiasu_fake_graph_launches() { return graph_launches; }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int, uint64_t, int* status) {
   for (const char* name : kMissing)
