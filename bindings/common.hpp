@@ -60,7 +60,7 @@ template <typename Body>
   }
 }
 void bind_runtime(nb::module_& m);
-void bind_graph(nb::module_& m);  // jiasu.graph
+void bind_tuning(nb::module_& m);  // jiasu.graph, jiasu.profile
 void bind_array(nb::module_& m);
 void bind_matmul(nb::module_& m);  // called by bind_array: adds matmul, dot and Array's @ operators
 void bind_ops(nb::module_& m);  // bindings/ops.cpp: the elementwise operations, Array's operators

@@ -6,7 +6,7 @@ NB_MODULE(_core, m) {
   m.attr("__version__") = JIASU_VERSION;
   jiasu::py::bind_errors(m);
   jiasu::py::bind_runtime(m);
-  jiasu::py::bind_graph(m);
+  jiasu::py::bind_tuning(m);
   jiasu::py::bind_array(m);
   jiasu::py::bind_shapes(m);
   jiasu::py::bind_reductions(m);

@@ -10,6 +10,7 @@
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
 #include "runtime/graph.hpp"
+#include "runtime/profiler.hpp"
 #include "runtime/stream.hpp"
 #include "support/cuda_libraries.hpp"
 #include "support/error.hpp"
@@ -141,6 +142,7 @@ bool cudnn_convolution(cudnn::Pass pass, const Array& x, const Array& w, const A
     const size_t bytes = cudnn::prepare(problem, handle.handle);
     const std::shared_ptr<Allocation> workspace = bytes ? allocate_device(x.device(), bytes) : nullptr;
     cudnn::set_stream(handle.handle, work_stream(nullptr));  // a graph's capture stream while one captures
+    const ProfiledCall timed("conv2d (cuDNN)", device, work_stream(nullptr));
     const auto held_x = x.memory()->hold(), held_w = w.memory()->hold(), held_y = y.memory()->hold();
     cudnn::execute(problem, handle.handle, reinterpret_cast<void*>(x.data()), reinterpret_cast<void*>(w.data()),
                    reinterpret_cast<void*>(y.data()), workspace ? reinterpret_cast<void*>(workspace->ptr()) : nullptr,

@@ -227,6 +227,7 @@ struct Param {
   SourceLoc loc;
   Type type;              // from the call's signature
   bool written = false;   // check(): the function stores into it (an array it writes or atomically updates)
+  bool read = false;      // check(): the function loads from it (an array element read, updated or viewed)
   // A dtype, function or constant integer (tuple) passed to a device function, as Numba allows: bound when the
   // call is compiled, so it is neither a parameter nor an argument of the emitted function.
   bool compile_time = false;

@@ -150,6 +150,11 @@ void Checker::mark_written(const Expr& array) {
   if (param >= 0) fn_.params[param].written = true;
 }
 
+void Checker::mark_read(const Expr& array) {
+  const int param = viewed_param(array);
+  if (param >= 0) fn_.params[param].read = true;
+}
+
 // The array a view is made of: a[1:], a[i], a.real, a.reshape(shape), a.view(dtype); null for other expressions.
 const Expr* view_base(const Expr& e) {
   if (e.kind == ExprKind::Subscript) return e.args[0].get();
@@ -377,6 +382,7 @@ void Checker::check_aug_assign(Stmt& s) {
     target.type = current;
   } else if (target.kind == ExprKind::Subscript || target.kind == ExprKind::Attribute) {
     current = store_target(target);
+    mark_read(*target.args[0]);
     if (!is_number(current)) fail(s.loc, "'" + op + "' is not supported on " + to_string(current) + " '" + describe(target) + "'");
   } else {
     fail(target.loc, "'" + op + "' needs a variable or an array element on its left");

@@ -519,6 +519,7 @@ Type Checker::atomic(Expr& e, const Builtin& b, const std::vector<Expr*>& args) 
     check_literal_fits(args[i], element);
   }
   mark_written(array);
+  mark_read(array);  // an atomic operation reads the old value
   return element;
 }
 
@@ -681,8 +682,10 @@ Type Checker::call_device(Expr& e) {
     session_.program.sources.push_back(source);
     session_.specialisations.emplace(key, target);
   }
-  for (size_t i = 0; i < target->params.size(); ++i)
+  for (size_t i = 0; i < target->params.size(); ++i) {
     if (target->params[i].written) mark_written(*e.args[i + 1]);
+    if (target->params[i].read) mark_read(*e.args[i + 1]);
+  }
   if (target->uses_dynamic_shared) fn_.uses_dynamic_shared = true;
   if (target->cooperative) fn_.cooperative = true;
   if (counted_callees_.insert(target).second) {

@@ -321,7 +321,10 @@ Type Checker::array_attribute(Expr& e, const Type& array) {
 
 Type Checker::visit_subscript(Expr& e) {
   const Type& type = visit(*e.args[0]);
-  if (type.kind == TypeKind::Array) return array_element(e, type);
+  if (type.kind == TypeKind::Array) {
+    mark_read(*e.args[0]);
+    return array_element(e, type);
+  }
   if (type.kind == TypeKind::Tuple) return tuple_item(e, Type(type));  // a copy: folding replaces the base
   if (type.kind == TypeKind::Record) return record_item(e, Type(type));
   if (type.kind == TypeKind::EnumClass) {

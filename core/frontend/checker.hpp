@@ -117,6 +117,7 @@ class Checker {
   }
   const GlobalValue& global(const std::string& name);
   void mark_written(const Expr& array);
+  void mark_read(const Expr& array);
   int viewed_param(const Expr& array) const;
 
   // Statements (check.cpp)

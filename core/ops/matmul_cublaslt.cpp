@@ -14,6 +14,7 @@
 #include "runtime/cublaslt.hpp"
 #include "runtime/device.hpp"
 #include "runtime/graph.hpp"
+#include "runtime/profiler.hpp"
 #include "support/error.hpp"
 
 namespace jiasu::ops {
@@ -226,6 +227,11 @@ void gemm(const Array& a, const Array& b, const Array& out, bool tf32, const cha
   DeviceState& state = device_state(device);
   activate(device);
   const Api& lt = api();
+  if (profiling()) [[unlikely]] {
+    auto bytes = [](const Array& x) { return x.size() * static_cast<int64_t>(itemsize(x.dtype())); };
+    note_next_launch({"", bytes(a) + bytes(b), bytes(out), 2 * out.size() * a.shape().back()});
+  }
+  const ProfiledCall timed(std::string(op) + " (cuBLASLt)", device, work_stream(nullptr));
   // One call per index of the outer batch (usually one call in all).
   Shape index(plan.outer_shape.size(), 0);
   while (true) {

@@ -168,6 +168,31 @@ void RepeatLaunch::pack(const ParamLayout& layout, const LaunchArgument* argumen
   repeatable_ = repeatable;
 }
 
+namespace {
+
+// The profiler's note of a launch of `spec`: its Python name and the bytes of the argument arrays it reads and
+// writes, per array parameter, from their packed shapes (`packed(i)`: argument i's bytes {data, shape, ...}).
+template <typename Packed>
+LaunchNote launch_note(const Specialization& spec, Packed packed) {
+  LaunchNote note{spec.function().name, 0, 0};
+  const std::vector<fe::Param>& params = spec.function().params;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const fe::Type& type = params[i].type;
+    if (type.kind != fe::TypeKind::Array) continue;
+    int64_t bytes = type.record ? type.record->itemsize : static_cast<int64_t>(itemsize(type.dtype));
+    for (int d = 0; d < type.ndim; ++d) {
+      int64_t extent;
+      std::memcpy(&extent, packed(i) + 8 + 8 * d, 8);
+      bytes *= extent;
+    }
+    if (spec.read()[i]) note.bytes_read += bytes;
+    if (spec.written()[i]) note.bytes_written += bytes;
+  }
+  return note;
+}
+
+}  // namespace
+
 Specialization& KernelLauncher::launch(const LaunchConfig& config, const LaunchArgument* arguments, size_t n,
                                        int device) {
   std::string key;
@@ -190,6 +215,8 @@ Specialization& KernelLauncher::launch_gpu(const LaunchConfig& config, const Lau
   error_record_ = spec.device_errors() ? compiled.module().global("jiasu_device_error", sizeof(DeviceError)) : 0;
   repeat_.pack(compiled.param_layout(), arguments, n, device);
   last_kernel_ = &compiled;
+  if (profiling()) [[unlikely]]
+    note_gpu_launch();
   run(config, compiled, repeat_.args());
   if (error_record_) report_device_error(error_record_, config.stream);
   return spec;
@@ -212,16 +239,28 @@ Specialization& KernelLauncher::prepare_host(const LaunchArgument* arguments, si
   return spec;
 }
 
+void KernelLauncher::note_gpu_launch() {
+  const Specialization* spec = kernel_.last();
+  if (!spec) return;
+  note_next_launch(launch_note(*spec, [this](size_t i) { return repeat_.args().buffer() + repeat_.record(i).offset; }));
+}
+
 void KernelLauncher::run_host(Specialization& spec, const LaunchConfig& config, HostParams& params) {
   Dim3 grid = config.grid, block = config.block;
   if (config.forall >= 0) {
     block = {256, 1, 1};
     grid = forall_grid(config.forall, 256);
   }
-  if (!spec.prints()) return spec.host_kernel().launch(grid, block, params.pointers.data(), config.shared_bytes);
+  const HostKernel& host = spec.host_kernel();  // compiled first, so that a profile times the run alone
+  std::optional<ProfiledCall> timed;
+  if (profiling()) [[unlikely]] {
+    note_next_launch(launch_note(spec, [&params](size_t i) -> const unsigned char* { return params.slots[i].bytes; }));
+    timed.emplace("", kCpuDevice, nullptr, grid, block, /*library=*/false);
+  }
+  if (!spec.prints()) return host.launch(grid, block, params.pointers.data(), config.shared_bytes);
   // The kernel's printf calls wrote to C's stdout: its lines come out now, before the caller's next output.
   try {
-    spec.host_kernel().launch(grid, block, params.pointers.data(), config.shared_bytes);
+    host.launch(grid, block, params.pointers.data(), config.shared_bytes);
   } catch (...) {
     std::fflush(stdout);
     throw;

@@ -16,6 +16,7 @@
 #include "program/python_kernel.hpp"
 #include "runtime/device.hpp"
 #include "runtime/module.hpp"
+#include "runtime/profiler.hpp"
 
 namespace jiasu {
 
@@ -251,6 +252,8 @@ class KernelLauncher {
   }
   RepeatLaunch& repeat() { return repeat_; }
   [[gnu::always_inline]] void relaunch(const LaunchConfig& config, Kernel& compiled) {
+    if (profiling()) [[unlikely]]
+      note_gpu_launch();
     run(config, compiled, repeat_.args());
     if (error_record_) report_device_error(error_record_, config.stream);
   }
@@ -267,6 +270,7 @@ class KernelLauncher {
   }
 
  private:
+  void note_gpu_launch();  // tells the profiler the kernel's name and its arrays' traffic
   [[gnu::always_inline]] static void run(const LaunchConfig& config, Kernel& compiled, LaunchArgs& packed) {
     Dim3 grid = config.grid, block = config.block;
     if (config.forall >= 0) pick_forall(compiled, config.forall, config.shared_bytes, grid, block);

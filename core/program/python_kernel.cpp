@@ -11,10 +11,10 @@ namespace {
 // The file name NVRTC reports and the cache key carry: the Python file, so its messages point there.
 std::string cuda_file_name(const fe::SourceText& source) { return source.file + ".cu"; }
 
-std::vector<bool> written_params(const fe::Function& kernel) {
-  std::vector<bool> written;
-  for (const auto& p : kernel.params) written.push_back(p.written);
-  return written;
+std::vector<bool> params_where(const fe::Function& kernel, bool fe::Param::*flag) {
+  std::vector<bool> out;
+  for (const auto& p : kernel.params) out.push_back(p.*flag);
+  return out;
 }
 
 bool any_prints(const fe::Program& program) {
@@ -30,7 +30,8 @@ Specialization::Specialization(std::string key, fe::Program program, bool debug)
       program_(std::move(program)),
       debug_(debug),
       emitted_(emit::emit_cuda(program_, debug)),
-      written_(written_params(program_.kernel())),
+      written_(params_where(program_.kernel(), &fe::Param::written)),
+      read_(params_where(program_.kernel(), &fe::Param::read)),
       prints_(any_prints(program_)),
       module_(emitted_.source, {}, cuda_file_name(program_.sources.back()->source)) {}
 

@@ -24,9 +24,11 @@ class Specialization {
   Specialization(std::string key, fe::Program program, bool debug);
 
   const std::string& key() const { return key_; }
+  const fe::Function& function() const { return program_.kernel(); }  // the typed kernel: its name and parameters
   const std::string& cuda_source() const { return emitted_.source; }
   // Per parameter: true when the kernel may store into it (NumPy arguments are copied back only then).
   const std::vector<bool>& written() const { return written_; }
+  const std::vector<bool>& read() const { return read_; }  // per parameter: true when the kernel may load from it
   // Whether the CUDA build records a raise in `jiasu_device_error` for the launch to report.
   bool device_errors() const { return emitted_.device_errors; }
   // Whether the kernel or a device function it calls prints: its CPU launches flush C's stdout at the end.
@@ -53,7 +55,7 @@ class Specialization {
   std::shared_ptr<HostKernel> host_;
   const emit::EmittedKernel& host_emitted_locked();
   emit::EmittedKernel emitted_;
-  std::vector<bool> written_;
+  std::vector<bool> written_, read_;
   bool prints_;
   SourceModule module_;
   std::atomic<Kernel*> last_kernel_{nullptr};  // the launch path's cache; module_ owns the kernels

@@ -6,6 +6,7 @@
 
 #include "runtime/device.hpp"
 #include "runtime/graph.hpp"
+#include "runtime/profiler.hpp"
 #include "support/error.hpp"
 
 namespace jiasu {
@@ -154,6 +155,28 @@ void Kernel::check_config(Dim3 grid, Dim3 block, size_t shared_bytes) {
 
 [[gnu::hot]] void Kernel::launch(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream) {
   stream = work_stream(stream);
+  if (profiling()) [[unlikely]]
+    return launch_profiled(grid, block, args, shared_bytes, stream);
+  launch_now(grid, block, args, shared_bytes, stream);
+}
+
+[[gnu::cold, gnu::noinline]] void Kernel::launch_profiled(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes,
+                                                          cu::CUstream stream) {
+  LaunchRecord record;
+  record.name = name();
+  record.device = device();
+  record.grid = grid;
+  record.block = block;
+  record.shared_bytes = shared_bytes;
+  record.has_attributes = true;
+  record.attributes = attributes_;
+  const size_t token = profile_begin(std::move(record), stream);
+  launch_now(grid, block, args, shared_bytes, stream);
+  profile_end(token, stream);
+}
+
+[[gnu::always_inline]] inline void Kernel::launch_now(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes,
+                                                      cu::CUstream stream) {
   unsigned long long threads = 1ull * block.x * block.y * block.z;
   // The common case skips the detailed checks: sizes well inside every limit need none.
   if (threads == 0 || threads > static_cast<unsigned long long>(attributes_.max_threads_per_block) ||

@@ -92,6 +92,8 @@ class Kernel {
 
  private:
   void check_config(Dim3 grid, Dim3 block, size_t shared_bytes);
+  void launch_now(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
+  void launch_profiled(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   cu::CUresult try_cooperative(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   void launch_grid_synced(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
 

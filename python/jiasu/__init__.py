@@ -34,6 +34,8 @@ compile_cuda = _core.compile_cuda
 synchronize = _core.synchronize
 Graph = _core.Graph
 graph = _core.Graph  # `with jiasu.graph() as g:` records GPU work; g.replay() runs it again
+Profile = _core.Profile
+profile = _core.Profile  # `with jiasu.profile() as p:` times every launch inside; print(p)
 
 
 get_backend = _core.get_backend

@@ -510,3 +510,24 @@ def test_graphs_record_launches_and_replay_them(fake_driver, nvrtc, tmp_path):
     assert out[14].startswith("TypeError: stream must be None"), out[14]
     assert out[15] == "(8,)", out[12:]
     assert len(out) == 16, out
+
+
+def test_profiles_record_gpu_launches(fake_driver, nvrtc, tmp_path):
+    out = run_with_fake(fake_driver, tmp_path, """
+        x = jiasu.asarray(np.ones(64, np.float32))
+        y = jiasu.zeros(64, np.float32)
+        with jiasu.profile() as p:
+            add[2, 32](x, x, y)
+            add[2, 32](x, y, y)
+            with jiasu.graph():
+                add[1, 64](x, x, y)  # recorded into the graph, not run: not timed
+            s = x + y
+        for r in p.records:
+            print(r["name"], r["device"], r["grid"], r["block"], r["bytes_read"], r["bytes_written"], r["ms"] > 0,
+                  r["registers"] is not None)
+        print(p.summary()[0]["calls"])
+    """)
+    assert out[0] == "add 0 (2, 1, 1) (32, 1, 1) 512 256 True True", out
+    assert out[1] == "add 0 (2, 1, 1) (32, 1, 1) 512 256 True True", out
+    assert len(out) == 4 and out[2].split()[1] == "0" and out[2].split()[-2:] == ["True", "True"], out
+    assert out[3] == "2", out
