@@ -1,10 +1,13 @@
 // The tuning tools: jiasu.graph() (the core's Graph) and jiasu.profile() (its Profile), as context managers.
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "common.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/graph.hpp"
 #include "runtime/memory.hpp"
+#include "program/advisor.hpp"
 #include "runtime/profiler.hpp"
 
 namespace jiasu::py {
@@ -31,9 +34,52 @@ nb::dict record_dict(const LaunchRecord& r) {
   return d;
 }
 
+nb::dict advice_dict(const KernelAdvice& k) {
+  nb::dict d;
+  d["name"] = k.row.name;
+  d["grid"] = dims(k.row.grid);
+  d["block"] = dims(k.row.block);
+  d["calls"] = k.row.calls;
+  d["total_ms"] = k.row.total_ms;
+  d["mean_ms"] = k.row.total_ms / double(k.row.calls);
+  d["library"] = k.library;
+  d["registers"] = k.has_attributes ? nb::object(nb::int_(k.attributes.registers)) : nb::none();
+  d["local_bytes"] = k.has_attributes ? nb::object(nb::int_(k.attributes.local_bytes)) : nb::none();
+  d["shared_bytes"] = k.has_attributes ? nb::object(nb::int_(k.attributes.static_shared_bytes + k.dynamic_shared_bytes))
+                                       : nb::none();
+  d["occupancy"] = k.occupancy ? nb::object(nb::float_(k.occupancy->occupancy)) : nb::none();
+  d["limiter"] = k.occupancy ? nb::object(nb::str(limiter_name(k.occupancy->limiter))) : nb::none();
+  d["active_blocks"] = k.occupancy ? nb::object(nb::int_(k.occupancy->active_blocks)) : nb::none();
+  d["best_block_size"] = k.occupancy ? nb::object(nb::int_(k.best_block_size)) : nb::none();
+  d["bytes"] = known(k.bytes);
+  d["gbs"] = k.bytes >= 0 ? nb::object(nb::float_(k.gbs)) : nb::none();
+  d["bandwidth_fraction"] = k.bytes >= 0 ? nb::object(nb::float_(k.bandwidth_fraction)) : nb::none();
+  d["flops"] = known(k.flops);
+  d["gflops"] = k.flops >= 0 ? nb::object(nb::float_(k.gflops)) : nb::none();
+  d["advice"] = k.advice;
+  return d;
+}
+
 }  // namespace
 
 void bind_tuning(nb::module_& m) {
+  nb::class_<ProfileReport>(m, "ProfileReport", "The advisor's report on a profile: print() it.")
+      .def_prop_ro("kernels", [](const ProfileReport& r) {
+        nb::list out;
+        for (const KernelAdvice& k : r.kernels) out.append(advice_dict(k));
+        return out;
+      }, "One dict per kernel and configuration, the most total time first.")
+      .def_prop_ro("peaks", [](const ProfileReport& r) {
+        nb::dict d;
+        d["device"] = r.device == kCpuDevice ? nb::object(nb::str("cpu")) : nb::object(nb::int_(r.device));
+        d["bandwidth_gbs"] = r.peaks.bandwidth_gbs;
+        d["theoretical_bandwidth_gbs"] = r.peaks.theoretical_bandwidth_gbs;
+        d["fp32_gflops"] = r.peaks.fp32_gflops;
+        d["bandwidth_method"] = r.peaks.bandwidth_method;
+        return d;
+      })
+      .def("__str__", &ProfileReport::text);
+
   nb::class_<Graph>(m, "Graph",
                     "A CUDA graph: `with g:` records the GPU work queued inside (kernels, copies, array operations) "
                     "instead of running it; g.replay() runs it again. A later `with g:` (or `with g.update():`) "
@@ -98,6 +144,13 @@ void bind_tuning(nb::module_& m) {
         }
         return out;
       }, "One dict per kernel and configuration, the most total time first.")
+      .def("report", [](const Profile& p, const std::map<std::string, int64_t>& flops) {
+        if (p.open()) throw BadValue("the profile is still open: ask for the report after the `with` block");
+        nb::gil_scoped_release unlocked;  // the first report measures the device's memory bandwidth
+        return advise(p, flops);
+      }, nb::arg("flops") = std::map<std::string, int64_t>(),
+         "The advisor's report: per kernel its resources, occupancy, bandwidth and FLOP/s against the device's "
+         "peaks, and advice. `flops` maps kernel names to the FLOPs of one call, where you counted them.")
       .def_prop_ro("wall_ms", &Profile::wall_ms)
       .def("table", &Profile::table)
       .def("__str__", &Profile::table)

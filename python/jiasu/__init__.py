@@ -34,8 +34,7 @@ compile_cuda = _core.compile_cuda
 synchronize = _core.synchronize
 Graph = _core.Graph
 graph = _core.Graph  # `with jiasu.graph() as g:` records GPU work; g.replay() runs it again
-Profile = _core.Profile
-profile = _core.Profile  # `with jiasu.profile() as p:` times every launch inside; print(p)
+from ._profile import Profile, profile  # noqa: E402  (`with jiasu.profile() as p:` times every launch inside)
 
 
 get_backend = _core.get_backend

@@ -1,5 +1,5 @@
-"""Command line: `python -m jiasu doctor [--json]`, `python -m jiasu demo [nn]` and
-`python -m jiasu numba SCRIPT.py [args]`."""
+"""Command line: `python -m jiasu doctor [--json]`, `python -m jiasu demo [nn]`,
+`python -m jiasu numba SCRIPT.py [args]` and `python -m jiasu profile SCRIPT.py [args]`."""
 import argparse
 import sys
 
@@ -31,6 +31,14 @@ def main(argv=None):
                     "jiasu.cuda for this run. Names jiasu does not serve raise NotImplementedError.")
     numba.add_argument("script", help="the program")
     numba.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    profile = commands.add_parser(
+        "profile", help="run a program under jiasu.profile() and print its kernels' times and the advisor's report",
+        description="Run SCRIPT.py (with its arguments) as __main__ with every kernel launch, matmul and convolution "
+                    "recorded, then print the table of times and the advisor's report (occupancy, bandwidth against "
+                    "the device's measured peak, advice). Exits with the script's status.")
+    profile.add_argument("--roofline", metavar="FILE.png", help="also draw the roofline (needs matplotlib)")
+    profile.add_argument("script", help="the program")
+    profile.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     args = parser.parse_args(argv)
 
     if args.command == "doctor":
@@ -42,6 +50,9 @@ def main(argv=None):
     if args.command == "numba":
         from . import _numba_shim
         return _numba_shim.main(args.script, args.args)
+    if args.command == "profile":
+        from . import _profile
+        return _profile.main(args.script, args.args, roofline=args.roofline)
     if args.command == "demo":
         from . import _demo
         return _demo.main()

@@ -1,0 +1,55 @@
+// The performance advisor: for each kernel of a profile (runtime/profiler), what it uses (registers, local and
+// shared memory), its theoretical occupancy and what limits it (runtime/occupancy), the memory traffic and the
+// arithmetic it reached against the device's roofs (runtime/device_peaks), and plain-language advice.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/device_peaks.hpp"
+#include "runtime/occupancy.hpp"
+#include "runtime/profiler.hpp"
+
+namespace jiasu {
+
+// What the CPU-side memory-access analysis (k.analyze) found at one source line of a kernel: quoted by the advice.
+struct AccessFinding {
+  std::string where;     // "file:line:column"
+  std::string code;      // the line's text
+  bool shared = false;   // shared memory (bank conflicts), else global memory (coalescing)
+  double sectors_per_request = 0, ideal_sectors_per_request = 0;  // global
+  double conflict_ways = 0;                                       // shared: the average n-way conflict
+};
+
+struct KernelAdvice {
+  Profile::Summary row;
+  bool library = false;
+  bool has_attributes = false;
+  KernelAttributes attributes;
+  size_t dynamic_shared_bytes = 0;
+  std::optional<Occupancy> occupancy;  // GPU kernels
+  int best_block_size = 0;
+  int64_t bytes = -1;   // read + written per call, where known
+  double gbs = 0;       // achieved, from bytes and the mean time
+  double bandwidth_fraction = 0;  // of the measured peak
+  int64_t flops = -1;   // per call, where known
+  double gflops = 0;
+  double compute_fraction = 0;  // of the FP32 peak (GPU)
+  std::vector<std::string> advice;
+};
+
+struct ProfileReport {
+  int device = 0;  // of the first record (kCpuDevice: the CPU backend)
+  DevicePeaks peaks;
+  std::vector<KernelAdvice> kernels;  // the most total time first
+  std::string text() const;
+};
+
+// The report of a closed profile. `flops`: FLOPs per call by kernel name, for kernels whose arithmetic the caller
+// counted (a matmul's are counted already); `findings`: access-analysis findings by kernel name.
+ProfileReport advise(const Profile& profile, const std::map<std::string, int64_t>& flops = {},
+                     const std::map<std::string, std::vector<AccessFinding>>& findings = {});
+
+}  // namespace jiasu
