@@ -14,6 +14,7 @@
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/module.hpp"
+#include "runtime/occupancy.hpp"
 #include "support/error.hpp"
 
 namespace jiasu::ops {
@@ -70,6 +71,8 @@ void bind_gufunc(nb::module_& m);  // generalized ufuncs (Numba's @guvectorize)
 void bind_nn(nb::module_& m);  // jiasu._core.nn
 void bind_launch(nb::module_& m);
 void bind_kernel(nb::module_& m);
+void bind_resources(nb::module_& m);  // KernelResources, Occupancy
+void bind_benchmark(nb::module_& m);  // jiasu.benchmark
 void bind_shapes(nb::module_& m);
 void bind_shape_methods(nb::class_<Array>& cls);
 

@@ -659,13 +659,18 @@ void bind_kernel(nb::module_& m) {
           return nb::str(s.module().code(arch, CodeKind::Ptx).image.c_str());
         });
       }, "The PTX of each compiled signature, for the current GPU (sm_90 without one).")
-      .def("resources", [](KernelFunction& k) {
-        // The driver reports them for the kernel loaded on a GPU; NVRTC's output does not say.
-        require_visible_gpu("k.resources() needs a GPU: registers, local and shared memory are the driver's "
-                            "account of the kernel loaded on one (k.inspect_cuda(), k.inspect_ptx() and "
-                            "k.inspect_host() work without one)");
-        return per_signature(k, [](Specialization& s) { return nb::object(attributes(s.kernel(current_device()))); });
-      }, "Registers, local memory (spills) and shared memory of each compiled signature (needs a GPU).");
+      .def("resources", [](KernelFunction& k, nb::args args) -> nb::object {
+        const int device = default_device();
+        if (args.size() == 0)
+          return per_signature(k, [device](Specialization& s) { return nb::cast(s.resources(device)); });
+        std::string key;
+        for (size_t i = 0; i < args.size(); ++i) append_type_key(key, args[i], i, k.name(), k.launcher());
+        return nb::cast(k.kernel().specialization(key).resources(device));
+      }, "k.resources(*args): the KernelResources (registers, shared_bytes, local_bytes, const_bytes, "
+         "max_threads_per_block, occupancy(block_size, shared_bytes=0)) of the signature these arguments take, "
+         "compiled for the active backend's device if it is not yet; k.resources(): those of every compiled "
+         "signature, by signature. On a GPU they are the driver's account of the loaded kernel; on the CPU backend "
+         "what the source declares.");
 }
 
 }  // namespace jiasu::py

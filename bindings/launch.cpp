@@ -118,6 +118,7 @@ nb::dict attributes(const Kernel& kernel) {
   d["registers"] = a.registers;
   d["local_bytes"] = a.local_bytes;
   d["static_shared_bytes"] = a.static_shared_bytes;
+  d["const_bytes"] = a.const_bytes;
   d["max_threads_per_block"] = a.max_threads_per_block;
   return d;
 }
@@ -440,6 +441,13 @@ PyObject* raw_kernel_attributes(PyObject* self, void*) {
   });
 }
 
+PyObject* raw_kernel_resources(PyObject* self, void*) {
+  return guarded([&] {
+    require_cuda_backend();
+    return nb::cast(kernel_resources(raw_kernel(self).kernel()));
+  });
+}
+
 PyMethodDef raw_kernel_methods[] = {
     {"compile", raw_kernel_compile, METH_NOARGS, "Compile and load now instead of at the first call."}, {}};
 PyGetSetDef raw_kernel_properties[] = {
@@ -448,6 +456,8 @@ PyGetSetDef raw_kernel_properties[] = {
     {"handle", raw_kernel_handle, nullptr,
      "The CUfunction of the current device, as an int (compiles and loads it first if needed).", nullptr},
     {"attributes", raw_kernel_attributes, nullptr, "Registers, local (spill) bytes and shared memory.", nullptr},
+    {"resources", raw_kernel_resources, nullptr,
+     "The kernel's KernelResources on the current device, with occupancy(block_size, shared_bytes=0).", nullptr},
     {}};
 PyMemberDef raw_kernel_members[] = {
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(RawKernelObject, vectorcall), READONLY, nullptr}, {}};
@@ -476,6 +486,7 @@ void bind_launch(nb::module_& m) {
       .def_prop_ro("handle", [](const Kernel& k) { return reinterpret_cast<uintptr_t>(k.handle()); },
                    "The CUfunction, as an int, for other CUDA libraries.")
       .def_prop_ro("attributes", &attributes, "Registers, local (spill) bytes and shared memory per thread/block.")
+      .def_prop_ro("resources", &kernel_resources, "The KernelResources, with occupancy(block_size, shared_bytes=0).")
       .def("max_active_blocks_per_multiprocessor", [](const Kernel& k, nb::handle block_size, nb::handle shared_mem) {
         const Dim3 block = dim3_from(block_size, "block_size");
         if (block.y != 1 || block.z != 1) throw BadArgument("block_size is a number of threads (an int)");

@@ -13,6 +13,8 @@ NB_MODULE(_core, m) {
   jiasu::py::bind_vectorize(m);
   jiasu::py::bind_gufunc(m);
   jiasu::py::bind_nn(m);
+  jiasu::py::bind_resources(m);
   jiasu::py::bind_launch(m);
   jiasu::py::bind_kernel(m);
+  jiasu::py::bind_benchmark(m);
 }

@@ -109,7 +109,7 @@ long long grid_sync(void* context) {
 }  // namespace
 
 long long host_cooperative_blocks(long long threads, long long fiber_array_bytes) {
-  if (threads < 1 || threads > 1024) return 0;  // no such block runs
+  if (threads < 1 || threads > kThreadsPerBlock) return 0;  // no such block runs
   const long long page = sysconf(_SC_PAGESIZE);
   const long long slot = (host_fiber_stack_bytes + std::max(0LL, fiber_array_bytes) + page - 1) / page * page + page;
   const long long per_cpu = std::min<long long>(kBlocksPerMultiprocessor, kThreadsPerMultiprocessor / threads);

@@ -4,6 +4,7 @@
 
 #include "program/signature.hpp"
 #include "runtime/memory.hpp"
+#include "support/cuda_limits.hpp"
 
 namespace jiasu {
 namespace {
@@ -66,6 +67,17 @@ int64_t Specialization::max_cooperative_blocks(int device, Dim3 block, size_t sh
   if (device != kCpuDevice) return kernel(device).max_cooperative_blocks(threads, shared_bytes);
   std::lock_guard<std::mutex> lock(host_mutex_);
   return host_cooperative_blocks(threads, host_emitted_locked().fiber_array_bytes);
+}
+
+KernelResources Specialization::resources(int device) {
+  if (device != kCpuDevice) return kernel_resources(kernel(device));
+  const fe::Function& k = program_.kernel();
+  KernelResources r;
+  r.device = kCpuDevice;
+  r.shared_bytes = k.shared_array_bytes;
+  r.local_bytes = k.local_array_bytes;
+  r.max_threads_per_block = kThreadsPerBlock;
+  return r;
 }
 
 PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source, bool debug)

@@ -15,6 +15,7 @@
 #include "emit/emit.hpp"
 #include "frontend/check.hpp"
 #include "program/source_module.hpp"
+#include "runtime/occupancy.hpp"
 
 namespace jiasu {
 
@@ -41,6 +42,9 @@ class Specialization {
   // may have: what the occupancy API says is resident at once on a GPU, host_cooperative_blocks on the CPU; 0 for
   // blocks of more threads than the kernel can run.
   int64_t max_cooperative_blocks(int device, Dim3 block, size_t shared_bytes);
+  // What the kernel uses on `device`: the driver's account on a GPU (compiling and loading it there first), what
+  // the source declares on the CPU device.
+  KernelResources resources(int device);
   SourceModule& module() { return module_; }
   // The CPU backend's build, compiled on first use (a C++ compiler runs then, or its disk cache answers).
   const HostKernel& host_kernel();

@@ -67,6 +67,7 @@ void query(DeviceProperties& p, int ordinal) {
   p.max_shared_memory_per_block = attr(cu::kMaxSharedMemoryPerBlock);
   p.max_shared_memory_per_block_optin = attr(cu::kMaxSharedMemoryPerBlockOptin);
   p.max_shared_memory_per_multiprocessor = attr(cu::kMaxSharedMemoryPerMultiprocessor);
+  p.reserved_shared_memory_per_block = attr(cu::kReservedSharedMemoryPerBlock);
   p.max_threads_per_multiprocessor = attr(cu::kMaxThreadsPerMultiprocessor);
   p.max_blocks_per_multiprocessor = attr(cu::kMaxBlocksPerMultiprocessor);
   p.max_registers_per_block = attr(cu::kMaxRegistersPerBlock);

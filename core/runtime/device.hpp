@@ -24,6 +24,7 @@ struct DeviceProperties {
   int max_shared_memory_per_block = 0;
   int max_shared_memory_per_block_optin = 0;
   int max_shared_memory_per_multiprocessor = 0;
+  int reserved_shared_memory_per_block = 0;  // the driver's own, in every block (1 KiB from compute capability 8.0)
   int max_threads_per_multiprocessor = 0;
   int max_blocks_per_multiprocessor = 0;
   int max_registers_per_block = 0;

@@ -57,12 +57,14 @@ enum DeviceAttribute : int {
   kMaxRegistersPerMultiprocessor = 82,
   kMaxSharedMemoryPerBlockOptin = 97,
   kMaxBlocksPerMultiprocessor = 106,
+  kReservedSharedMemoryPerBlock = 111,
   kMemoryPoolsSupported = 115,
 };
 
 enum FunctionAttribute : int {
   kFuncMaxThreadsPerBlock = 0,
   kFuncSharedSizeBytes = 1,
+  kFuncConstSizeBytes = 2,
   kFuncLocalSizeBytes = 3,
   kFuncNumRegs = 4,
   kFuncMaxDynamicSharedSizeBytes = 8,

@@ -107,6 +107,7 @@ Kernel::Kernel(std::shared_ptr<Module> module, cu::CUfunction function, std::str
   attributes_.registers = attr(cu::kFuncNumRegs);
   attributes_.local_bytes = attr(cu::kFuncLocalSizeBytes);
   attributes_.static_shared_bytes = attr(cu::kFuncSharedSizeBytes);
+  attributes_.const_bytes = attr(cu::kFuncConstSizeBytes);
   attributes_.max_threads_per_block = attr(cu::kFuncMaxThreadsPerBlock);
   dynamic_shared_allowed_ = static_cast<size_t>(attr(cu::kFuncMaxDynamicSharedSizeBytes));
   if (d.cuFuncGetParamInfo) {

@@ -59,6 +59,7 @@ struct KernelAttributes {
   int registers = 0;
   int local_bytes = 0;          // per thread; non-zero means spills or local arrays
   int static_shared_bytes = 0;
+  int const_bytes = 0;          // the kernel's own __constant__ data
   int max_threads_per_block = 0;
 };
 

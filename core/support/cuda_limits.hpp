@@ -6,6 +6,7 @@
 
 namespace jiasu {
 
+constexpr int kThreadsPerBlock = 1024;
 constexpr int64_t kStaticSharedBytesPerBlock = 48 * 1024;  // without opting in to more, per kernel
 constexpr int64_t kLocalBytesPerThread = 512 * 1024;
 constexpr int kPrintfArguments = 32;  // device printf's values after the format (so at most 32 items per print())

@@ -37,6 +37,23 @@ graph = _core.Graph  # `with jiasu.graph() as g:` records GPU work; g.replay() r
 from ._profile import Profile, profile  # noqa: E402  (`with jiasu.profile() as p:` times every launch inside)
 
 
+KernelResources = _core.KernelResources
+Occupancy = _core.Occupancy
+BenchmarkResult = _core.BenchmarkResult
+
+
+def benchmark(fn, /, *args, n_repeat: int = 100, n_warmup: int = 10, flush_l2: bool = False, **kwargs):
+    """Time ``fn(*args, **kwargs)``: ``n_warmup`` untimed calls, then ``n_repeat`` timed ones.
+
+    Each timed call's wall clock is measured on the host (``result.cpu``); on a GPU also the time between CUDA
+    events recorded on the default stream before and after it, waited for after each call (``result.gpu``, None on
+    the CPU backend). ``flush_l2=True`` overwrites a buffer twice the GPU's L2 cache before each timed call. Returns a
+    ``BenchmarkResult``: ``cpu`` and ``gpu`` each have ``min``, ``median``, ``mean``, ``max``, ``std`` (milliseconds)
+    and ``times`` (a NumPy array of every call's).
+    """
+    return _core.benchmark(fn, args, kwargs, n_repeat, n_warmup, flush_l2)
+
+
 get_backend = _core.get_backend
 set_backend = _core.set_backend
 

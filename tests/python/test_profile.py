@@ -122,3 +122,58 @@ def test_profiles_do_not_nest_and_close_when_the_block_raises():
         fill[1, 8](y, 2.0)
     assert len(again.records) == 1
     np.testing.assert_array_equal(y, np.full(8, 2.0))
+
+
+def test_the_report_measures_the_host_peak_and_rates_each_kernel():
+    n = 1 << 22
+    y, x = np.ones(n, np.float32), np.ones(n, np.float32)
+    axpy[n // 256, 256](y, x, 1.0)
+    with jiasu.profile() as p:
+        for _ in range(3):
+            axpy[n // 256, 256](y, x, 1.0)
+    report = p.report(flops={"axpy": 2 * n})
+    peaks = report.peaks
+    assert peaks["device"] == "cpu" and peaks["bandwidth_gbs"] > 0.1 and peaks["fp32_gflops"] == 0
+    (row,) = report.kernels
+    assert row["name"] == "axpy" and row["calls"] == 3 and row["occupancy"] is None
+    assert row["bytes"] == 3 * 4 * n  # x and y read, y written
+    seconds = sum(r["ms"] for r in p.records) / 1e3
+    assert row["gbs"] == pytest.approx(3 * row["bytes"] / seconds / 1e9, rel=1e-6)
+    assert row["bandwidth_fraction"] == pytest.approx(row["gbs"] / peaks["bandwidth_gbs"], rel=1e-6)
+    assert row["flops"] == 2 * n and row["gflops"] == pytest.approx(3 * 2 * n / seconds / 1e9, rel=1e-6)
+    text = str(report)
+    assert "axpy" in text and "GB/s" in text and "memory:" in text
+    with pytest.raises(ValueError, match="still open"):
+        with jiasu.profile() as open_profile:
+            open_profile.report()
+
+
+def test_the_roofline_is_drawn(tmp_path):
+    pytest.importorskip("matplotlib")
+    n = 1 << 20
+    y, x = np.ones(n, np.float32), np.ones(n, np.float32)
+    with jiasu.profile() as p:
+        axpy[n // 256, 256](y, x, 1.0)
+        fill[n // 256, 256](y, 0.0)
+    path = p.roofline(str(tmp_path / "roofline.png"), flops={"axpy": 2 * n})
+    with open(path, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_python_m_jiasu_profile_runs_a_script(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "work.py"
+    script.write_text(
+        "import sys\nimport numpy as np\nimport jiasu\n\n"
+        "@jiasu.kernel\ndef twice(x):\n    i = jiasu.grid(1)\n    if i < x.size:\n        x[i] *= 2\n\n"
+        "x = np.ones(1000, np.float32)\nfor _ in range(3):\n    twice[4, 256](x)\n"
+        "print('sum', x.sum(), sys.argv[1:])\n")
+    env = dict(__import__("os").environ, JIASU_BACKEND="cpu")
+    result = subprocess.run([sys.executable, "-m", "jiasu", "profile", str(script), "--flag"], capture_output=True,
+                            text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "sum 8000.0 ['--flag']" in out
+    assert "jiasu profile of" in out and "3 launches" in out
+    assert "twice" in out.split("jiasu profile of")[1] and "memory:" in out

@@ -389,8 +389,10 @@ def test_inspect_ptx_and_resources(rng):
     assert set(k.inspect_ptx()) == set(k.inspect_cuda())
     resources = first_signature(k, "resources")
     assert set(k.resources()) == set(k.inspect_cuda())
-    assert isinstance(resources["registers"], int)
-    assert resources["registers"] > 0
+    assert isinstance(resources, jiasu.KernelResources)
+    assert isinstance(resources.registers, int)
+    assert resources.registers > 0
+    assert resources.device == jiasu.get_device()
 
 
 def test_launch_without_configuration_is_an_error(rng):
