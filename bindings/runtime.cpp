@@ -199,6 +199,12 @@ void bind_runtime(nb::module_& m) {
       .def_prop_ro("max_threads_per_multiprocessor",
                    [](const Device& d) { return d.props().max_threads_per_multiprocessor; })
       .def_prop_ro("max_registers_per_block", [](const Device& d) { return d.props().max_registers_per_block; })
+      .def_prop_ro("max_registers_per_multiprocessor",
+                   [](const Device& d) { return d.props().max_registers_per_multiprocessor; })
+      .def_prop_ro("max_blocks_per_multiprocessor",
+                   [](const Device& d) { return d.props().max_blocks_per_multiprocessor; })
+      .def_prop_ro("reserved_shared_memory_per_block",
+                   [](const Device& d) { return d.props().reserved_shared_memory_per_block; })
       .def_prop_ro("total_constant_memory", [](const Device& d) { return d.props().total_constant_memory; })
       .def_prop_ro("clock_rate_khz", [](const Device& d) { return d.props().clock_rate_khz; })
       .def_prop_ro("memory_clock_rate_khz", [](const Device& d) { return d.props().memory_clock_rate_khz; })

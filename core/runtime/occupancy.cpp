@@ -1,6 +1,7 @@
 #include "runtime/occupancy.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
@@ -11,7 +12,7 @@ namespace jiasu {
 namespace {
 
 size_t round_up(size_t x, size_t unit) { return (x + unit - 1) / unit * unit; }
-int divide_round_up(int x, int y) { return (x + y - 1) / y; }
+int divide_round_up(int x, int y) { return x / y + (x % y != 0); }  // x + y - 1 could overflow
 
 // Registers go to warps, each warp's rounded up to the allocation unit, within one partition of the register file.
 int blocks_by_registers(const MultiprocessorLimits& m, const KernelNeeds& k, int warps_per_block) {
@@ -20,7 +21,7 @@ int blocks_by_registers(const MultiprocessorLimits& m, const KernelNeeds& k, int
   if (per_warp == 0) return Occupancy::kUnlimited;
   // The hardware's per-block check assumes a block's warps are spread over every partition.
   const int assumed_warps = divide_round_up(warps_per_block, m.register_partitions) * m.register_partitions;
-  if (per_warp * assumed_warps > m.registers_per_block || per_warp * warps_per_block > m.registers_per_block) return 0;
+  if (int64_t(per_warp) * assumed_warps > m.registers_per_block) return 0;  // hence also per_warp * warps_per_block
   const int warps_per_partition = m.registers_per_multiprocessor / m.register_partitions / per_warp;
   return warps_per_partition * m.register_partitions / warps_per_block;
 }

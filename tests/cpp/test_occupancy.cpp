@@ -2,6 +2,8 @@
 // (each case's arithmetic is in its comment), on the limits of an sm_90 GPU (H100/H200) unless it says otherwise.
 #include <gtest/gtest.h>
 
+#include <climits>
+
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
 #include "runtime/occupancy.hpp"
@@ -167,6 +169,9 @@ TEST(Occupancy, BlockSizeBeyondTheLimits) {
   const Occupancy kernel = occupancy(sm90(), needs(16, 0, 512), 768, 0);
   EXPECT_EQ(kernel.active_blocks, 0);
   EXPECT_EQ(kernel.limiter, OccupancyLimiter::BlockSize);
+  const Occupancy huge = occupancy(sm90(), needs(255), INT_MAX, 0);
+  EXPECT_EQ(huge.active_blocks, 0);
+  EXPECT_EQ(huge.limiter, OccupancyLimiter::BlockSize);
   EXPECT_THROW(occupancy(sm90(), needs(16), 0, 0), BadValue);
   EXPECT_THROW(occupancy(sm90(), needs(16), -32, 0), BadValue);
 }

@@ -134,11 +134,18 @@ def test_best_block_size_agrees_with_the_driver(module, driver, name, shared):
     assert r.occupancy(64, shared_bytes=shared).best_block_size == driver_best_block_size(driver, k.handle, shared)
 
 
+def test_device_limits_of_the_calculator():
+    d = jiasu.get_device()
+    assert d.max_registers_per_multiprocessor >= d.max_registers_per_block > 0
+    assert d.max_blocks_per_multiprocessor >= 16
+    assert d.reserved_shared_memory_per_block == (1024 if d.compute_capability >= (8, 0) else 0)
+
+
 def test_limiters(module):
     props = jiasu.get_device()
     light = module.get_function("light").resources
     full = light.occupancy(256)
-    if light.registers <= props.max_registers_per_block // props.max_threads_per_multiprocessor:
+    if light.registers <= props.max_registers_per_multiprocessor // props.max_threads_per_multiprocessor:
         assert full.occupancy == 1.0 and full.limiter == "warps", full
     small = light.occupancy(32)  # one warp a block: the multiprocessor's block slots run out first
     assert small.limiter == "blocks", small
@@ -150,7 +157,7 @@ def test_limiters(module):
     assert too_big.occupancy == 0.0
     heavy = module.get_function("heavy").resources
     at_256 = heavy.occupancy(256)
-    if heavy.registers > props.max_registers_per_block // props.max_threads_per_multiprocessor:
+    if heavy.registers > props.max_registers_per_multiprocessor // props.max_threads_per_multiprocessor:
         assert at_256.limiter == "registers", (at_256, at_256.limits)
         assert at_256.occupancy < 1.0
     assert "limited by" in repr(at_256)
