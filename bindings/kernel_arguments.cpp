@@ -67,10 +67,13 @@ LaunchArgument tuple_argument(PyObject* o, size_t index, const std::string& kern
 // An enum member (Python's enum.Enum, IntEnum, ...): an int64 of its class, valued as the front end values the
 // class's members (jiasu._kernel._enum_value). False for anything else.
 bool enum_member(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
-  static PyObject* enum_base = [] {
-    nb::object base = nb::module_::import_("enum").attr("Enum");
-    return base.release().ptr();  // kept: the enum module is never unloaded
-  }();
+  // Kept: the enum module is never unloaded. EnumMeta is enum.EnumType's other name (since Python 3.11).
+  static PyObject* enum_base = nb::object(nb::module_::import_("enum").attr("Enum")).release().ptr();
+  static auto* enum_meta =
+      reinterpret_cast<PyTypeObject*>(nb::object(nb::module_::import_("enum").attr("EnumMeta")).release().ptr());
+  // An enum member's class is made by EnumMeta: any other object (a device array, on every launch) is told
+  // apart by its metaclass, with no isinstance call.
+  if (!PyType_IsSubtype(Py_TYPE(Py_TYPE(o)), enum_meta)) return false;
   const int is_member = PyObject_IsInstance(o, enum_base);
   if (is_member < 0) throw nb::python_error();
   if (!is_member) return false;
