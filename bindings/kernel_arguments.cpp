@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "program/signature.hpp"
 #include "support/error.hpp"
@@ -64,34 +65,66 @@ LaunchArgument tuple_argument(PyObject* o, size_t index, const std::string& kern
   }
 }
 
-// An enum member (Python's enum.Enum, IntEnum, ...): an int64 of its class, valued as the front end values the
-// class's members (jiasu._kernel._enum_value). False for anything else.
-bool enum_member(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
-  static PyObject* enum_base = [] {
-    nb::object base = nb::module_::import_("enum").attr("Enum");
-    return base.release().ptr();  // kept: the enum module is never unloaded
-  }();
-  const int is_member = PyObject_IsInstance(o, enum_base);
-  if (is_member < 0) throw nb::python_error();
-  if (!is_member) return false;
+// An enum class as its members' launches see it, made on the first launch given one: its EnumClass and, for an
+// enum not of ints, each member's value by the front end's rule (jiasu._kernel._enum_value).
+struct EnumArguments {
+  std::shared_ptr<const fe::EnumClass> enumeration;
+  std::unordered_map<PyObject*, long long> values;  // member -> value; the class keeps its members alive
+  nb::object watch;  // a weak reference to the class, whose callback drops this entry as the class dies
+};
+
+// The entry of enum class `cls` (made by EnumMeta), by its address: dropped as the class dies, before the address
+// can be reused. Null when the class is no enum.Enum.
+const EnumArguments* enum_arguments(PyTypeObject* cls) {
+  static auto* classes = new std::unordered_map<PyTypeObject*, EnumArguments>();  // leaked: outlives teardown
+  if (auto found = classes->find(cls); found != classes->end()) return &found->second;
+  // Kept: the enum module is never unloaded.
+  static auto* enum_base =
+      reinterpret_cast<PyTypeObject*>(nb::object(nb::module_::import_("enum").attr("Enum")).release().ptr());
+  if (!PyType_IsSubtype(cls, enum_base)) return nullptr;
+  nb::handle type(reinterpret_cast<PyObject*>(cls));
   auto enumeration = std::make_shared<fe::EnumClass>();
-  nb::handle cls(reinterpret_cast<PyObject*>(Py_TYPE(o)));
-  enumeration->name = nb::cast<std::string>(cls.attr("__qualname__"));
-  enumeration->identity = reinterpret_cast<uintptr_t>(Py_TYPE(o));
-  enumeration->int_valued = PyLong_Check(o);
+  enumeration->name = nb::cast<std::string>(type.attr("__qualname__"));
+  enumeration->identity = reinterpret_cast<uintptr_t>(cls);
+  enumeration->int_valued = PyType_IsSubtype(cls, &PyLong_Type);
+  EnumArguments entry;
+  if (!enumeration->int_valued) {
+    nb::object value_of = nb::module_::import_("jiasu._kernel").attr("_enum_value");
+    for (nb::handle member : type) entry.values.emplace(member.ptr(), nb::cast<long long>(value_of(member)));
+  }
+  entry.enumeration = std::move(enumeration);
+  nb::object forget = nb::cpp_function([cls](nb::handle) { classes->erase(cls); });
+  entry.watch = nb::steal(PyWeakref_NewRef(type.ptr(), forget.ptr()));
+  if (!entry.watch) throw nb::python_error();
+  return &classes->emplace(cls, std::move(entry)).first->second;
+}
+
+// An enum member (Python's enum.Enum, IntEnum, ...): an int64 of its class, valued as the front end values the
+// class's members. False for anything else.
+bool enum_member(PyObject* o, size_t index, const std::string& kernel, LaunchArgument& a) {
+  // EnumMeta is enum.EnumType's other name (since Python 3.11); kept, as the enum module is never unloaded.
+  static auto* enum_meta =
+      reinterpret_cast<PyTypeObject*>(nb::object(nb::module_::import_("enum").attr("EnumMeta")).release().ptr());
+  // An enum member's class is made by EnumMeta: any other object (a device array, on every launch) is told
+  // apart by its metaclass alone.
+  if (!PyType_IsSubtype(Py_TYPE(Py_TYPE(o)), enum_meta)) return false;
+  const EnumArguments* cls = enum_arguments(Py_TYPE(o));
+  if (!cls) return false;
   long long value;
-  if (enumeration->int_valued) {
+  if (cls->enumeration->int_valued) {
     value = PyLong_AsLongLong(o);
     if (value == -1 && PyErr_Occurred()) {
       PyErr_Clear();
       throw BadValue("argument " + std::to_string(index) + " of kernel '" + kernel + "' is an IntEnum member too "
                      "large for int64");
     }
-  } else {
+  } else if (auto found = cls->values.find(o); found != cls->values.end()) {
+    value = found->second;
+  } else {  // not one of the class's listed members (a Flag's combination): the rule says what it is
     value = nb::cast<long long>(nb::module_::import_("jiasu._kernel").attr("_enum_value")(nb::handle(o)));
   }
-  a = LaunchArgument::scalar(value, DType::Int64, enumeration->int_valued);
-  a.enumeration = std::move(enumeration);
+  a = LaunchArgument::scalar(value, DType::Int64, cls->enumeration->int_valued);
+  a.enumeration = cls->enumeration;
   return true;
 }
 

@@ -10,12 +10,11 @@ import jiasu as _jiasu
 
 from . import _core
 from ._kernel import DeviceFunction
+from .cuda import _ALIASES, _split_params, to_device
 
 
 def _param(text, sig):
     """A string signature's parameter, ``float32[:, :]`` or ``int32``, as (dtype, ndim or None for a number)."""
-    from .cuda import _ALIASES
-
     name, _, dims = text.partition("[")
     name = name.strip()
     try:
@@ -29,8 +28,6 @@ def _signature(sig):
     """A Numba signature (a string, a Signature, or a tuple of Numba types) as its parameters' (dtype, ndim) pairs.
     A gufunc writes its results into its output parameters: a return type other than void is a TypeError."""
     if isinstance(sig, str):
-        from .cuda import _split_params
-
         text = sig.strip()
         if "(" not in text or not text.endswith(")"):
             raise TypeError(f"a gufunc signature is written as 'void(float32[:], float32[:])', not {sig!r}")
@@ -112,8 +109,6 @@ class GUFunc:
         inputs = [_jiasu.asarray(a) if _is_device(a) else np.asarray(a) for a in args[:nin]]
         index = self._gufunc.choose([a.dtype for a in inputs])
         dtypes = self._gufunc.dtypes(index)
-        from .cuda import to_device
-
         inputs = [a if isinstance(a, _jiasu.Array) else to_device(a.astype(dtype, copy=False), stream=stream)
                   for a, dtype in zip(inputs, dtypes)]
         # A NumPy output is computed into a device array of its shape and dtype, then copied into it.

@@ -2,14 +2,14 @@
 // operands' views and the per-index kernel's text.
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include "ops/gufunc.hpp"
 #include "ops_test_support.hpp"
+#include "test_support.hpp"
 
 namespace jiasu::ops {
 namespace {
 
+using testing::message_of;
 using Names = std::vector<std::vector<std::string>>;
 constexpr int kScalar = GufuncParam::kScalar;
 
@@ -20,17 +20,6 @@ std::vector<GufuncParam> params(DType dtype, std::vector<int> ndims) {
 }
 
 Gufunc matmul_gufunc() { return Gufunc("(m,n),(n,p)->(m,p)", {params(DType::Float32, {2, 2, 2})}); }
-
-template <typename E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return "";
-}
 
 TEST(GufuncLayout, ParsesOperandsAndDimensionNames) {
   GufuncLayout l = parse_gufunc_layout(" (m, n), (n,p) -> (m,p) ");

@@ -220,15 +220,24 @@ TEST(DeclaredScalarTypes, ConvertAsTheKernelLanguageDoes) {
   flag.convert_to(DType::Float64);
   EXPECT_EQ(read_at<double>(flag.bytes, 0), 1.0);
 
-  LaunchArgument whole = LaunchArgument::scalar<int64_t>(-1, DType::Int64, true);
+  LaunchArgument whole = LaunchArgument::scalar<int64_t>(-3, DType::Int64, true);
   whole.convert_to(DType::Complex64);
-  EXPECT_EQ(read_at<float>(whole.bytes, 0), -1.0f);
+  EXPECT_EQ(read_at<float>(whole.bytes, 0), -3.0f);
   EXPECT_EQ(read_at<float>(whole.bytes, 4), 0.0f);
   EXPECT_EQ(whole.size, 8);
 
-  whole.convert_to(DType::UInt8);  // a second conversion keeps the value's own dtype as `given`
+  whole.convert_to(DType::Int8);  // a second conversion keeps the value's own dtype as `given`
   EXPECT_EQ(whole.given, DType::Int64);
-  EXPECT_EQ(read_at<uint8_t>(whole.bytes, 0), 255);
+  EXPECT_EQ(read_at<int8_t>(whole.bytes, 0), -3);
+
+  // Integers wrap into an unsigned type. A float out of the integer type's range converts as the kernel's own
+  // cast does, which C++ leaves undefined (the GPU saturates), so no such case is asserted.
+  LaunchArgument minus_one = LaunchArgument::scalar<int64_t>(-1, DType::Int64, true);
+  minus_one.convert_to(DType::UInt8);
+  EXPECT_EQ(read_at<uint8_t>(minus_one.bytes, 0), 255);
+  LaunchArgument fraction = LaunchArgument::scalar<double>(255.75, DType::Float64, true);
+  fraction.convert_to(DType::UInt8);  // in range once truncated
+  EXPECT_EQ(read_at<uint8_t>(fraction.bytes, 0), 255);
 }
 
 TEST(DeclaredScalarTypes, RepeatLaunchConvertsTheNewValue) {

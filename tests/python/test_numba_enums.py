@@ -2,6 +2,8 @@
 ``Color["red"]``) or passed as arguments, compared with ==, != and ``is`` against Python's own answers; an
 IntEnum's members are ints. On both backends."""
 import enum
+import gc
+import weakref
 
 import numpy as np
 import pytest
@@ -53,6 +55,32 @@ def test_members_passed_as_arguments_compare_as_in_python():
             kernel[1, 1](a, b, got)
             compare(a, b, expected)
             np.testing.assert_array_equal(got, expected, err_msg=f"{a!r} {b!r}")
+
+
+def test_members_passed_are_valued_as_the_members_named_in_the_kernel():
+    # Each class's members are valued once, on its first launch: classes made and dropped in turn (a new one may
+    # take a dead one's address) each have their own values, and none is kept alive by the launches.
+    for names in ("red green blue", "blue red green", "green blue red") * 2:
+        Paint = enum.Enum("Paint", names)
+
+        @cuda.jit
+        def which(x, out):
+            out[0] = x is Paint.red
+            out[1] = x is Paint.green
+            out[2] = x == Paint.blue
+
+        for member in [*Paint, *Paint]:  # the second time from the class's table
+            got = np.zeros(3, np.int64)
+            which[1, 1](member, got)
+            np.testing.assert_array_equal(got, [member is Paint.red, member is Paint.green, member is Paint.blue],
+                                          err_msg=f"{names}: {member!r}")
+        got = np.zeros(4, np.bool_)
+        cuda.jit(compare)[1, 1](Paint.red, Paint.blue, got)
+        np.testing.assert_array_equal(got, [False, True, False, True])
+        dropped = weakref.ref(Paint)
+        del Paint, which, member
+        gc.collect()
+        assert dropped() is None
 
 
 def classify(x, out):
