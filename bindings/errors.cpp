@@ -62,6 +62,8 @@ void translate(const std::exception_ptr& error, void*) {
     PyErr_SetObject(type.ptr(), type(nb::str(e.what())).ptr());
   } catch (const OutOfRange& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const DivisionByZero& e) {
+    PyErr_SetString(PyExc_ZeroDivisionError, e.what());
   } catch (const KernelRaised& e) {
     const auto& classes = exception_classes();
     nb::handle type = e.handle() >= 0 && e.handle() < static_cast<int64_t>(classes.size())

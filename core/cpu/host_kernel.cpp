@@ -17,6 +17,7 @@
 
 #include "cpu/host_trap.hpp"
 #include "cpu/runtime/host_abi.h"
+#include "emit/check_failure.hpp"
 #include "emit/emit.hpp"
 #include "support/cuda_limits.hpp"
 #include "support/error.hpp"
@@ -272,7 +273,8 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
     error.message[sizeof error.message - 1] = '\0';
     const std::string name = kernel_name(entry_name_);
     if (error.failed == host_raised) throw KernelRaised(error.exception, error.message);
-    if (error.failed == host_index_error) throw OutOfRange("kernel '" + name + "' (CPU, debug): " + error.message);
+    if (error.failed == host_index_error) emit::throw_check_failure(name, error_index, error.message);
+    if (error.failed == host_zero_division) emit::throw_check_failure(name, error_zero_division, error.message);
     if (error.failed == host_interrupted) throw Interrupted("kernel " + name + " (CPU): " + error.message);
     if (error.failed == host_fault)  // as the driver reports an illegal address on the device
       throw LaunchError(700, "CUDA_ERROR_ILLEGAL_ADDRESS", "kernel " + name + " (CPU): " + error.message);

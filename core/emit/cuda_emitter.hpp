@@ -108,10 +108,10 @@ struct Value {
 
 class FunctionEmitter {
  public:
-  // check_indices: every array element access goes through jiasu::at_checked, which reports the first index
-  // out of bounds with its place in the Python source (the host target's debug mode).
+  // debug: every array element access, tuple index at run time and integer divisor goes through a check of
+  // emit/runtime/debug_checks.h, which reports the first failure with its place in the Python source.
   FunctionEmitter(const Target& target, const fe::Function& fn, const fe::SourceText& source, TupleStructs& tuples,
-                  bool check_indices = false);
+                  bool debug = false);
   std::string emit();  // the whole definition
   // The host target's kernel as one function per block: thread loops between barriers (host_regions.cpp).
   // Where thread_loops_apply(), prepare_thread_loops() says whether this kernel's controls allow it; then
@@ -121,7 +121,6 @@ class FunctionEmitter {
   std::string param_type(size_t i) { return c_type(fn_.params.at(i).type); }  // C++ type of parameter i
   // The bytes of the arrays emit() declared on the stack (local arrays): the host target sizes fiber stacks by them.
   int64_t stack_array_bytes() const { return stack_array_bytes_; }
-  bool raises() const { return raises_; }  // whether emit() wrote a `raise`
 
  private:
   [[noreturn]] void fail(fe::SourceLoc loc, const std::string& message) const {
@@ -138,12 +137,15 @@ class FunctionEmitter {
   std::string condition(const fe::Expr& e);                  // Python's truth, as a C++ bool
   std::string convert(const std::string& code, const fe::Type& from, const fe::Type& to);
   std::string binary_chain(const fe::Expr& e);  // a Binary and the Binary chain of its left operands
-  std::string binary(fe::Op op, const fe::Type& result, const Value& a, const Value& b);
+  // `at`: where the operation is in the source, for debug-mode reports.
+  std::string binary(fe::Op op, const fe::Type& result, const Value& a, const Value& b, fe::SourceLoc at);
   std::string unary(const fe::Expr& e);
   std::string compare(const fe::Expr& e);
   std::string bool_op(const fe::Expr& e);
   std::string subscript(const fe::Expr& e);
   std::string tuple_item_at(const fe::Expr& e);
+  // "jiasu::FUNCTION(" with the target's context argument and the jiasu::CheckSite of a debug-mode check.
+  std::string check_call(const std::string& function, const std::string& array, fe::SourceLoc at);
   std::string attribute(const fe::Expr& e);
   std::string record_field(const fe::Expr& e);  // r.x: the field as an lvalue, or a subarray field's array
   void copy_into(const fe::Expr& target, const Value& v);  // a record, or a subarray field, copied
@@ -203,14 +205,13 @@ class FunctionEmitter {
   const fe::SourceText& source_;
   const fe::SourceLines lines_;  // for the comment before each statement
   TupleStructs& tuples_;
-  const bool check_indices_;
+  const bool debug_;
   std::map<std::string, const fe::Expr*> new_arrays_;  // variable -> its shared/local.array() call
   std::ostringstream out_;
   int indent_ = 1;
   int temps_ = 0;
   bool dynamic_shared_declared_ = false;
   int64_t stack_array_bytes_ = 0;
-  bool raises_ = false;
   // Thread loops: the regions (block-level: -1; in a block-level loop: -2 - region) using each variable;
   // whether threads that return are tracked; what a kernel's `return` becomes inside a region.
   std::map<std::string, std::set<int>> region_uses_;

@@ -345,7 +345,7 @@ std::string FunctionEmitter::binary_chain(const Expr& e) {
       left.code.pop_back();  // the ')'
       left.code += std::string(" ") + fe::op_text(node.op) + " " + value_as(b, node.type) + ")";
     } else {
-      left.code = binary(node.op, node.type, left, b);
+      left.code = binary(node.op, node.type, left, b, fe::start_of(node));
       unsigned_ = form == Form::Narrow && is_unsigned(node.type.dtype);
     }
     left.type = node.type;
@@ -355,8 +355,12 @@ std::string FunctionEmitter::binary_chain(const Expr& e) {
   return left.code;
 }
 
-std::string FunctionEmitter::binary(Op op, const Type& result, const Value& a, const Value& b) {
-  const std::string x = value_as(a, result), y = value_as(b, result), t = c_type(result);
+std::string FunctionEmitter::binary(Op op, const Type& result, const Value& a, const Value& b, fe::SourceLoc at) {
+  const std::string x = value_as(a, result), t = c_type(result);
+  std::string y = value_as(b, result);
+  const bool nonzero_constant = b.expr && constant_integer(*b.expr).value_or(0) != 0;
+  if (debug_ && (op == Op::FloorDiv || op == Op::Mod) && result.is_integer() && !nonzero_constant)
+    y = check_call("divisor_checked", "", at) + y + ")";  // Python raises for 0
   switch (op) {
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::BitAnd: case Op::BitOr: case Op::BitXor: {
       std::string sign = std::string(" ") + fe::op_text(op) + " ";
@@ -462,12 +466,9 @@ std::string quoted(const std::string& text) {
 
 std::string FunctionEmitter::element_ref(const Expr& array, const std::vector<Value>& indices, const Expr& subscript) {
   std::string code = "jiasu::at(" + expr(array);
-  if (check_indices_) {
-    const fe::SourceLoc at = fe::start_of(subscript);
-    const std::string name = array.kind == ExprKind::Name ? array.name : "array";
-    code = "jiasu::at_checked(" + target_.context_arg + ", jiasu::IndexSite{" + quoted(name) + ", " + quoted(source_.file) + ", " +
-           std::to_string(at.line) + ", " + std::to_string(at.column) + "}, " + expr(array);
-  }
+  if (debug_)
+    code = check_call("at_checked", array.kind == ExprKind::Name ? array.name : "array", fe::start_of(subscript)) +
+           expr(array);
   for (const Value& index : indices) code += ", " + (index.expr ? expr(*index.expr) : index.code);
   return code + ")";
 }
@@ -512,12 +513,16 @@ std::string FunctionEmitter::tuple_item_at(const Expr& e) {
   const Expr& base = *e.args[0];
   std::vector<std::string> items;
   for (size_t k = 0; k < base.type.items.size(); ++k) items.push_back(value_as(item(base, k), e.type));
-  const std::string types = "<" + c_type(e.type) + ", " + std::to_string(items.size()) + ">(";
+  const std::string types = "<" + c_type(e.type) + ", " + std::to_string(items.size()) + ">";
   const std::string args = "{" + join(items) + "}, " + expr_as(*e.args[1], scalar(DType::Int64)) + ")";
-  if (!check_indices_) return "jiasu::tuple_item" + types + args;
-  const fe::SourceLoc at = fe::start_of(e);
-  return "jiasu::tuple_item_checked" + types + target_.context_arg + ", jiasu::IndexSite{\"tuple\", " +
-         quoted(source_.file) + ", " + std::to_string(at.line) + ", " + std::to_string(at.column) + "}, " + args;
+  if (!debug_) return "jiasu::tuple_item" + types + "(" + args;
+  return check_call("tuple_item_checked" + types, "tuple", fe::start_of(e)) + args;
+}
+
+std::string FunctionEmitter::check_call(const std::string& function, const std::string& array, fe::SourceLoc at) {
+  return "jiasu::" + function + "(" + (target_.context_arg.empty() ? "" : target_.context_arg + ", ") +
+         "jiasu::CheckSite{" + quoted(array) + ", " + quoted(source_.file) + ", " + std::to_string(at.line) + ", " +
+         std::to_string(at.column) + "}, ";
 }
 
 std::string FunctionEmitter::attribute(const Expr& e) {

@@ -13,7 +13,7 @@ struct EmittedKernel {
   std::string source;       // a complete translation unit, runtime header included
   std::string entry_name;   // the extern "C" name of the kernel entry point
   // CUDA: the module defines `jiasu_device_error` (emit/runtime/device_error.h), which the launch reads after
-  // the kernel ends; set for a debug kernel that may raise.
+  // the kernel ends; set for a debug kernel.
   bool device_errors = false;
   bool cooperative = false;        // launched cooperatively (fe::Function::cooperative)
   int64_t fiber_array_bytes = 0;   // host: the local arrays a fiber's stack holds beyond host_fiber_stack_bytes
@@ -22,8 +22,9 @@ struct EmittedKernel {
 // CUDA C++ for NVRTC. Each statement carries a `// file.py:LINE  <python source>` comment.
 // Kernel parameters, in order: each array as jiasu::ArrayC<T, N> (data pointer, then shape[N]) when
 // contiguous, else jiasu::ArrayA<T, N> (data, shape[N], strides[N] in bytes); each scalar as its C type.
-// debug: a `raise` is recorded on the device for the launch to report (EmittedKernel::device_errors); else
-// the raising thread ends silently, as in Numba's CUDA target.
+// debug: the checks of emit/runtime/debug_checks.h (array and tuple indices, integer divisors) and `raise` are
+// recorded on the device for the launch to report (EmittedKernel::device_errors); else a raising thread ends
+// silently, as in Numba's CUDA target, and nothing is checked.
 EmittedKernel emit_cuda(const fe::Program& program, bool debug = false);
 
 // Host C++17 for the CPU backend (g++/clang++ -std=c++17), the runtime header included. The entry point:
@@ -34,7 +35,7 @@ EmittedKernel emit_cuda(const fe::Program& program, bool debug = false);
 // or warp operations runs its threads one after another; any other runs them as fibers that switch at each
 // barrier, and whose warps (32 consecutive linear threads) meet at each warp operation (shuffles, votes,
 // syncwarp; masks are taken as the whole warp). A `return` ends its thread only.
-// debug: every array index is checked; the first one out of bounds is reported (HostLaunch::error).
+// debug: the checks of emit/runtime/debug_checks.h; the first failure is reported (HostLaunch::error).
 EmittedKernel emit_host(const fe::Program& program, bool debug = false);
 
 // A scalar function (fe::check_scalar_function) with the device functions it calls, as definitions for a

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "emit/runtime/array_abi.h"
+#include "emit/check_failure.hpp"
 #include "emit/runtime/device_error.h"
 #include "program/signature.hpp"
 #include "runtime/driver.hpp"
@@ -112,17 +113,24 @@ void copy_back_written(const Specialization& spec, const LaunchConfig& config, c
     if (spec.written()[staged[i].param]) staged[i].device->copy_to_host(staged[i].host);
 }
 
-void report_device_error(cu::CUdeviceptr record, cu::CUstream stream) {
+void report_device_error(cu::CUdeviceptr record, cu::CUstream stream, const std::string& kernel) {
   refuse_in_capture("a debug kernel, which reports its errors after each launch,");
   const auto& d = cu::driver();
   cu::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  int state = 0;  // the record's first field: the rest is read only when something was recorded
+  cu::check(d.cuMemcpyDtoH(&state, record, sizeof state), "cuMemcpyDtoH");
+  if (state == 0) return;
   DeviceError e;
   cu::check(d.cuMemcpyDtoH(&e, record, sizeof e), "cuMemcpyDtoH");
-  if (e.state == 0) return;
   static const DeviceError none{};
   cu::check(d.cuMemcpyHtoD(record, &none, sizeof none), "cuMemcpyHtoD");
-  e.function[sizeof e.function - 1] = e.file[sizeof e.file - 1] = e.message[sizeof e.message - 1] = '\0';
-  char message[sizeof e.function + sizeof e.file + sizeof e.message + 200];
+  e.function[sizeof e.function - 1] = e.array[sizeof e.array - 1] = e.file[sizeof e.file - 1] =
+      e.message[sizeof e.message - 1] = '\0';
+  char message[sizeof e.function + sizeof e.array + sizeof e.file + sizeof e.message + 2048];
+  if (e.kind != error_raise) {
+    format_check_failure(e, message, sizeof message);
+    emit::throw_check_failure(kernel, e.kind, message);
+  }
   std::snprintf(message, sizeof message, JIASU_RAISE_FORMAT, e.function, e.file, e.line, e.column, e.thread[0],
                 e.thread[1], e.thread[2], e.block[0], e.block[1], e.block[2], *e.message ? ": " : "", e.message);
   throw KernelRaised(e.exception, message);
@@ -213,12 +221,13 @@ Specialization& KernelLauncher::launch_gpu(const LaunchConfig& config, const Lau
   Kernel& compiled = spec.kernel(device);
   last_kernel_ = nullptr;  // until packing succeeds
   error_record_ = spec.device_errors() ? compiled.module().global("jiasu_device_error", sizeof(DeviceError)) : 0;
+  error_kernel_ = &spec.name();
   repeat_.pack(compiled.param_layout(), arguments, n, device);
   last_kernel_ = &compiled;
   if (profiling()) [[unlikely]]
     note_gpu_launch();
   run(config, compiled, repeat_.args());
-  if (error_record_) report_device_error(error_record_, config.stream);
+  if (error_record_) report_device_error(error_record_, config.stream, *error_kernel_);
   return spec;
 }
 

@@ -133,10 +133,11 @@ struct StagedArray {
 // writes (Specialization::written); the others stay as they were. Touches no Python: may run without the GIL.
 void copy_back_written(const Specialization& spec, const LaunchConfig& config, const StagedArray* staged, size_t n);
 
-// After a launch of a kernel whose module records a raise (Specialization::device_errors) at device address
-// `record`: waits for `stream`, and throws KernelRaised when a thread raised (clearing the record for the next
-// launch), with the message the CPU backend gives.
-void report_device_error(cu::CUdeviceptr record, cu::CUstream stream);
+// After a launch of a debug kernel, whose module records its first raise or failed check
+// (Specialization::device_errors) at device address `record`: waits for `stream`, and when a thread failed,
+// clears the record for the next launch and throws what the CPU backend throws, with its message: KernelRaised,
+// or for `kernel`'s failed check OutOfRange or DivisionByZero (emit::throw_check_failure).
+void report_device_error(cu::CUdeviceptr record, cu::CUstream stream, const std::string& kernel);
 
 // Where a launch runs when the caller does not say and `array` is among the arguments: the CPU for an
 // array in host memory, else the current GPU (default_device() when no array decides).
@@ -255,7 +256,7 @@ class KernelLauncher {
     if (profiling()) [[unlikely]]
       note_gpu_launch();
     run(config, compiled, repeat_.args());
-    if (error_record_) report_device_error(error_record_, config.stream);
+    if (error_record_) report_device_error(error_record_, config.stream, *error_kernel_);
   }
   PythonKernel& kernel() { return kernel_; }
 
@@ -280,7 +281,8 @@ class KernelLauncher {
   PythonKernel& kernel_;
   RepeatLaunch repeat_;
   Kernel* last_kernel_ = nullptr;  // the last GPU launch's (its module keeps it alive)
-  cu::CUdeviceptr error_record_ = 0;  // its module's jiasu_device_error, when it records a raise
+  cu::CUdeviceptr error_record_ = 0;  // its module's jiasu_device_error, in debug mode
+  const std::string* error_kernel_ = nullptr;  // its kernel's name, for the messages
   std::vector<std::optional<DType>> declared_;
 };
 

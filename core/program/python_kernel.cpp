@@ -1,10 +1,12 @@
 #include "program/python_kernel.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 
 #include "program/signature.hpp"
 #include "runtime/memory.hpp"
 #include "support/cuda_limits.hpp"
+#include "support/error.hpp"
 
 namespace jiasu {
 namespace {
@@ -80,8 +82,18 @@ KernelResources Specialization::resources(int device) {
   return r;
 }
 
+bool debug_everywhere() {
+  static const bool on = [] {
+    const char* text = std::getenv("JIASU_DEBUG");
+    if (!text || !*text || std::string(text) == "0") return false;
+    if (std::string(text) == "1") return true;
+    throw BadValue("JIASU_DEBUG must be 1 (every kernel in debug mode) or 0, not '" + std::string(text) + "'");
+  }();
+  return on;
+}
+
 PythonKernel::PythonKernel(std::shared_ptr<const fe::FunctionSource> source, bool debug)
-    : source_(std::move(source)), debug_(debug) {}
+    : source_(std::move(source)), debug_(debug || debug_everywhere()) {}
 
 Specialization& PythonKernel::specialization(const std::string& key) {
   Specialization* last = last_.load(std::memory_order_acquire);

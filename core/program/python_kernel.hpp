@@ -21,16 +21,17 @@ namespace jiasu {
 
 class Specialization {
  public:
-  // debug: the host build checks every array index (see emit_host); the CUDA build reports a raise.
+  // debug: both builds check array and tuple indices and integer divisors and report a raise (see emit_cuda).
   Specialization(std::string key, fe::Program program, bool debug);
 
   const std::string& key() const { return key_; }
+  const std::string& name() const { return program_.kernel().name; }  // the Python function's
   const fe::Function& function() const { return program_.kernel(); }  // the typed kernel: its name and parameters
   const std::string& cuda_source() const { return emitted_.source; }
   // Per parameter: true when the kernel may store into it (NumPy arguments are copied back only then).
   const std::vector<bool>& written() const { return written_; }
   const std::vector<bool>& read() const { return read_; }  // per parameter: true when the kernel may load from it
-  // Whether the CUDA build records a raise in `jiasu_device_error` for the launch to report.
+  // Whether the CUDA build records a raise or failed check in `jiasu_device_error` for the launch to report.
   bool device_errors() const { return emitted_.device_errors; }
   // Whether the kernel or a device function it calls prints: its CPU launches flush C's stdout at the end.
   bool prints() const { return prints_; }
@@ -65,8 +66,14 @@ class Specialization {
   std::atomic<Kernel*> last_kernel_{nullptr};  // the launch path's cache; module_ owns the kernels
 };
 
+// JIASU_DEBUG=1 in the environment (read once): every kernel is a debug kernel. Throws BadValue for a value other
+// than 1, 0 or empty.
+bool debug_everywhere();
+
 class PythonKernel {
  public:
+  // debug: its builds check what debug mode checks (emit_cuda); JIASU_DEBUG=1 in the environment makes every
+  // kernel a debug kernel (debug_everywhere).
   explicit PythonKernel(std::shared_ptr<const fe::FunctionSource> source, bool debug = false);
 
   // The specialisation for signature `key` (see signature.hpp), running the front end on first use.

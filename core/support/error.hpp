@@ -84,6 +84,11 @@ class OutOfRange : public Error {
  public:
   using Error::Error;
 };
+// An integer division or modulo by zero in a debug kernel (maps to ZeroDivisionError).
+class DivisionByZero : public Error {
+ public:
+  using Error::Error;
+};
 // An axis outside an array's dimensions, or given twice (maps to NumPy's AxisError, both a ValueError and an
 // IndexError).
 class AxisError : public Error {

@@ -232,9 +232,10 @@ def kernel(fn: Callable[..., object] | None = None, *, debug: bool = False, link
            **options: object) -> _core.KernelFunction | Callable[[Callable[..., object]], _core.KernelFunction]:
     """Compile a Python function into a kernel, launched as ``k[blocks, threads](args...)``.
 
-    It runs on a GPU or, on the CPU backend, compiled for the host. ``debug=True`` makes the CPU build
-    check every array index and raise IndexError at the first one out of bounds, and the GPU build report a
-    ``raise``. ``link``: CUDA C++ files defining the external functions the kernel calls (``cuda.declare_device``).
+    It runs on a GPU or, on the CPU backend, compiled for the host. ``debug=True`` (or ``JIASU_DEBUG=1`` in the
+    environment, for every kernel) checks every array and tuple index, raising IndexError at the first one out of
+    bounds, and every integer divisor, raising ZeroDivisionError for 0, on both backends; the GPU build then reports
+    a ``raise`` too. ``link``: CUDA C++ files defining the external functions the kernel calls (``cuda.declare_device``).
     """
     if options:
         raise TypeError(f"unsupported kernel option(s): {', '.join(sorted(options))}")

@@ -22,8 +22,8 @@ def jit(func_or_sig=None, device=False, debug=False, link=(), **options):
     """Numba's ``@cuda.jit``: bare, with options, or with a signature (a string, a type or a list of them).
     jiasu compiles on first call for each argument signature; a signature's scalar types convert the scalar
     arguments, as Numba's do (``cuda.jit("void(int32[:], int32)")`` makes a Python int an int32).
-    ``device=True`` makes a device function (``@jiasu.func``), ``debug=True`` checks every index on the CPU
-    backend and reports a kernel's ``raise`` on the GPU. ``link=``: CUDA C++ files (.cu) defining the functions
+    ``device=True`` makes a device function (``@jiasu.func``), ``debug=True`` is ``@jiasu.kernel(debug=True)``:
+    every index and integer divisor checked, a kernel's ``raise`` reported on the GPU too. ``link=``: CUDA C++ files (.cu) defining the functions
     declared with ``declare_device`` that the kernel calls."""
     unknown = set(options) - _IGNORED_OPTIONS
     if unknown:

@@ -277,7 +277,7 @@ TEST(HostKernel, DebugModeReportsTheFirstIndexOutOfBounds) {
     FAIL() << "no error";
   } catch (const OutOfRange& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("kernel 'shift' (CPU, debug): index 8 is out of bounds for axis 0 with size 8: x[8] of "
+    EXPECT_NE(message.find("kernel 'shift' (debug): index 8 is out of bounds for axis 0 with size 8: x[8] of "
                            "shape (8,) at k.py:5:18 (thread (3, 0, 0) of block (1, 0, 0))"),
               std::string::npos) << message;
   }

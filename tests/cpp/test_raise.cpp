@@ -117,26 +117,27 @@ TEST(Raise, EmittedForBothTargets) {
   EXPECT_NE(host.find("jiasu::raise_exception(jiasu_thread, jiasu::RaiseSite{3, \"ValueError\""), std::string::npos) << host;
 }
 
-// A debug kernel that may raise records it on the device (the module defines jiasu_device_error for the launch
-// to read); without debug, or without a raise, the module has no record and the launch reads nothing.
+// A debug kernel records its first raise or failed check on the device (the module defines jiasu_device_error for
+// the launch to read); without debug the module has no record and the launch reads nothing.
 using RaiseCuda = emit_test::EmitCuda;
 TEST_F(RaiseCuda, DebugKernelsRecordTheRaise) {
   const std::vector<Type> signature = {array(DType::Float32), scalar(DType::Int64)};
   const char* const raising = "def k(a, x):\n    if x > 1:\n        raise ValueError('big')\n    a[0] = 1.0\n";
   const char* const quiet = "def k(a, x):\n    a[0] = 1.0\n";
-  for (auto [source, debug] : {std::pair{raising, true}, {raising, false}, {quiet, true}}) {
+  for (auto [source, debug] : {std::pair{raising, true}, {raising, false}, {quiet, true}, {quiet, false}}) {
     const emit::EmittedKernel kernel = emitted(source, signature, exceptions(), debug);
-    const bool records = source == raising && debug;
-    EXPECT_EQ(kernel.device_errors, records);
-    EXPECT_EQ(kernel.source.rfind("#define JIASU_DEVICE_ERRORS 1\n", 0) == 0, records);
-    EXPECT_EQ(emit_test::contains(ptx(kernel), ".global .align 8 .b8 jiasu_device_error["), records);
+    EXPECT_EQ(kernel.device_errors, debug);
+    EXPECT_EQ(kernel.source.rfind("#define JIASU_DEVICE_ERRORS 1\n", 0) == 0, debug);
+    EXPECT_EQ(emit_test::contains(ptx(kernel), ".global .align 8 .b8 jiasu_device_error["), debug);
   }
 }
 
 TEST(Raise, TupleIndexAtRunTime) {
   fe::Program program = fe::check(python("def k(a, i):\n    a[0] = a.shape[-i]\n"), {array(DType::Float32), scalar(DType::Int64)});
   EXPECT_NE(emit::emit_cuda(program).source.find("jiasu::tuple_item<long long, 1>({"), std::string::npos);
-  EXPECT_NE(emit::emit_host(program, true).source.find("jiasu::tuple_item_checked<long long, 1>(jiasu_thread, jiasu::IndexSite{\"tuple\", \"k.py\", 2, 12}"),
+  EXPECT_NE(emit::emit_host(program, true).source.find("jiasu::tuple_item_checked<long long, 1>(jiasu_thread, jiasu::CheckSite{\"tuple\", \"k.py\", 2, 12}"),
+            std::string::npos);
+  EXPECT_NE(emit::emit_cuda(program, true).source.find("jiasu::tuple_item_checked<long long, 1>(jiasu::CheckSite{\"tuple\", \"k.py\", 2, 12}"),
             std::string::npos);
 }
 

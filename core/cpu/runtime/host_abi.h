@@ -40,7 +40,7 @@ struct HostError {
   long long exception;  // host_raised: the handle of the exception class the kernel raised (RaiseSite::exception)
 };
 enum HostFailure : int { host_launch_failed = 1, host_index_error = 2, host_interrupted = 3, host_fault = 4,
-                         host_raised = 5 };
+                         host_raised = 5, host_zero_division = 6 };
 enum : long long { grid_opened = 0, grid_failed = -1, grid_interrupted = -2 };
 struct HostTrap {
   sigjmp_buf jump;

@@ -356,15 +356,6 @@ inline int syncthreads_or(bool p) {
   detail::barrier(p);
   return detail::current_block->opened_votes != 0;
 }
-// An index out of bounds (debug mode): reported as detail::fail does, with its own kind; returns.
-inline void report_index_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
-inline void report_index_error(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  detail::vfail(*detail::current_block, format, args, host_index_error);
-  va_end(args);
-}
-
 // For checks in emitted code (debug mode): reports a failure of the launch, as detail::fail does, and
 // returns, so the caller goes on with a harmless value.
 inline void report_failure(const char* format, ...) __attribute__((format(printf, 1, 2)));
@@ -374,8 +365,6 @@ inline void report_failure(const char* format, ...) {
   detail::vfail(*detail::current_block, format, args);
   va_end(args);
 }
-
-struct IndexSite { const char* array; const char* file; int line, column; };  // an indexing in the Python source (debug mode)
 
 // A kernel's raise: the launch fails with the exception (host_raised), its message saying where, as Numba's debug
 // mode does: "In function 'f', file F, line L, column C, tid=[x, y, z] ctaid=[x, y, z]: message". The range
@@ -391,52 +380,6 @@ inline void raise_exception(const HostThread& thread, const RaiseSite& site) {
     trap->signal = -1;
     siglongjmp(trap->jump, 1);
   }
-}
-
-// t[i] of a tuple at a run-time index (tuple_item), in debug mode: an index out of range is reported as
-// Python's IndexError, and the first item read.
-template <typename T, int N>
-inline T tuple_item_checked(const HostThread& thread, const IndexSite& site, const T (&items)[N], long long index) {
-  if (index < -N || index >= N)
-    report_index_error("tuple index out of range: index %lld of a tuple of %d items at %s:%d:%d (thread (%lld, %lld, "
-                       "%lld) of block (%lld, %lld, %lld))", index, N, site.file, site.line, site.column,
-                       thread.threadIdx.x, thread.threadIdx.y, thread.threadIdx.z, thread.blockIdx.x,
-                       thread.blockIdx.y, thread.blockIdx.z);
-  return tuple_item(items, index);
-}
-
-// Debug mode: every array element goes through at_checked, which reports the first index out of bounds
-// (HostError::failed == 2) and then hands out a scratch element, so the kernel ends without touching
-// memory outside its arrays.
-
-template <typename A, typename... I>
-inline auto& at_checked(const HostThread& thread, const IndexSite& site, const A& a, I... indices) {
-  using T = std::remove_reference_t<decltype(at(a, indices...))>;
-  constexpr int n = sizeof...(I);
-  if constexpr (n > 0) {
-    const long long index[n] = {static_cast<long long>(indices)...};
-    for (int d = 0; d < n; ++d) {
-      if (index[d] >= -a.shape[d] && index[d] < a.shape[d]) continue;
-      char where[160], shape[160];
-      int used = snprintf(where, sizeof where, "%s[", site.array);
-      int shape_used = snprintf(shape, sizeof shape, "(");
-      for (int k = 0; k < n; ++k) {
-        used += snprintf(where + used, sizeof where - std::min<size_t>(used, sizeof where), "%s%lld", k ? ", " : "",
-                         index[k]);
-        shape_used += snprintf(shape + shape_used, sizeof shape - std::min<size_t>(shape_used, sizeof shape),
-                               "%s%lld", k ? ", " : "", a.shape[k]);
-      }
-      report_index_error("index %lld is out of bounds for axis %d with size %lld: %s] of shape %s%s at %s:%d:%d "
-                         "(thread (%lld, %lld, %lld) of block (%lld, %lld, %lld))",
-                         index[d], d, a.shape[d], where, shape, n == 1 ? ",)" : ")", site.file, site.line,
-                         site.column, thread.threadIdx.x, thread.threadIdx.y, thread.threadIdx.z,
-                         thread.blockIdx.x, thread.blockIdx.y, thread.blockIdx.z);
-      static thread_local T scratch;
-      scratch = T{};
-      return scratch;
-    }
-  }
-  return at(a, indices...);
 }
 
 inline long long dynamic_shared_bytes() { return detail::current_block->shared_bytes; }

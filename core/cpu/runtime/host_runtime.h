@@ -11,5 +11,6 @@
 #include "emit/runtime/half_math.h"
 #include "cpu/runtime/host_abi.h"
 #include "cpu/runtime/host_blocks.h"
+#include "emit/runtime/debug_checks.h"
 
 #undef JIASU_FN

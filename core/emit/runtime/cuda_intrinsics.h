@@ -168,40 +168,4 @@ JIASU_FN void grid_sync(GridGroup) { grid_barrier(&grid_sync_arrivals, gridDim.x
 
 }  // namespace jiasu
 
-// ---- raise
-// A kernel's raise ends the thread. Outside debug mode nothing is reported, as in Numba's CUDA target; a debug
-// kernel (the emitter defines JIASU_DEVICE_ERRORS) records the first raise for the launch to report.
-#ifdef JIASU_DEVICE_ERRORS
-extern "C" {
-__device__ jiasu::DeviceError jiasu_device_error;
-}
-namespace jiasu {
-JIASU_FN void copy_text(char* to, const char* from, int size) {
-  int i = 0;
-  for (; i + 1 < size && from[i]; ++i) to[i] = from[i];
-  to[i] = 0;
-}
-JIASU_FN void raise_exception(const RaiseSite& site) {
-  DeviceError& e = jiasu_device_error;
-  if (atomicCAS(&e.state, 0, 1) == 0) {
-    e.line = site.line;
-    e.column = site.column;
-    e.exception = site.exception;
-    e.thread[0] = threadIdx.x, e.thread[1] = threadIdx.y, e.thread[2] = threadIdx.z;
-    e.block[0] = blockIdx.x, e.block[1] = blockIdx.y, e.block[2] = blockIdx.z;
-    copy_text(e.function, site.function, sizeof e.function);
-    copy_text(e.file, site.file, sizeof e.file);
-    copy_text(e.message, site.message, sizeof e.message);
-    __threadfence();
-    atomicExch(&e.state, 2);
-  }
-  asm volatile("exit;");
-}
-}  // namespace jiasu
-#else
-namespace jiasu {
-JIASU_FN void raise_exception(const RaiseSite&) { asm volatile("exit;"); }
-}  // namespace jiasu
-#endif
-
 #undef JIASU_ATOMIC_NATIVE

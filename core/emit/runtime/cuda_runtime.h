@@ -5,5 +5,6 @@
 #include "emit/runtime/kernel_runtime.h"
 #include "emit/runtime/cuda_intrinsics.h"
 #include "emit/runtime/half_math.h"
+#include "emit/runtime/debug_checks.h"
 
 #undef JIASU_FN

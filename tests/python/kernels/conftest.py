@@ -38,8 +38,8 @@ def healthy():
 
 @pytest.fixture
 def cpu_only(backend):
-    """Skips the test on the CUDA backend: what it checks (debug-mode index checks, raises) is reported on the
-    CPU backend only."""
+    """Skips the test on the CUDA backend: what it checks (a raise outside debug mode, the order of printed lines, a
+    deadlock) is the CPU backend's alone."""
     if backend != "cpu":
-        pytest.skip("reported on the CPU backend only")
+        pytest.skip("the CPU backend's behaviour")
     return backend

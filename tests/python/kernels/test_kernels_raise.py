@@ -139,7 +139,7 @@ def test_loops_over_tuple_globals(rng):
     assert_rel(out, expected, TOL[np.dtype(np.float64)])
 
 
-def test_tuple_index_at_run_time(rng, cpu_only):
+def test_tuple_index_at_run_time(rng):
     a = jiasu.zeros((3, 5, 7))
     out = poisoned(4, np.int64)
     axis_from_end[1, 4](a, out, 1)
