@@ -13,5 +13,6 @@ NB_MODULE(_core, m) {
   jiasu::py::bind_gufunc(m);
   jiasu::py::bind_nn(m);
   jiasu::py::bind_launch(m);
+  jiasu::py::bind_access_report(m);
   jiasu::py::bind_kernel(m);
 }

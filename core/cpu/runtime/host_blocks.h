@@ -94,6 +94,7 @@ struct HostBlock {
   void (*invoke)(void* body, const HostThread& thread) = nullptr;
   void* body = nullptr;
   HostTrap* trap = nullptr;  // where a fault or an interrupt leaves the range being run
+  HostAccessLog* access_log = nullptr;  // HostLaunch::access_log
 };
 inline thread_local HostBlock* current_block = nullptr;
 
@@ -439,6 +440,24 @@ inline auto& at_checked(const HostThread& thread, const IndexSite& site, const A
   return at(a, indices...);
 }
 
+// The build that analyses memory accesses (k.analyze): at_checked, and the element's address recorded in the
+// range's access log (HostLaunch::access_log) as an access of `access_site`.
+template <typename A, typename... I>
+inline auto& at_traced(const HostThread& thread, const IndexSite& site, int access_site, const A& a, I... indices) {
+  auto& element = at_checked(thread, site, a, indices...);
+  detail::HostBlock& block = *detail::current_block;
+  if (HostAccessLog* log = block.access_log) {
+    const HostDim3 &t = thread.threadIdx, &b = thread.blockIdx, &d = thread.blockDim, &g = thread.gridDim;
+    const HostAccess access{reinterpret_cast<unsigned long long>(&element), access_site,
+                            static_cast<unsigned short>(t.x + t.y * d.x + t.z * d.x * d.y),
+                            static_cast<unsigned short>(sizeof element)};
+    if (log->record(log->recorder, b.x + b.y * g.x + b.z * g.x * g.y, &access) != 0)
+      detail::fail(block, "block (%lld, %lld, %lld) made more element accesses than the analysis records for one "
+                   "block", b.x, b.y, b.z);
+  }
+  return element;
+}
+
 inline long long dynamic_shared_bytes() { return detail::current_block->shared_bytes; }
 inline unsigned char* dynamic_shared_memory() { return detail::current_block->dynamic_shared; }
 
@@ -483,6 +502,7 @@ class HostBlocks {
     thread_.blockDim = {launch_.block[0], launch_.block[1], launch_.block[2]};
     threads_ = launch_.block[0] * launch_.block[1] * launch_.block[2];
     state_.error = launch_.error;
+    state_.access_log = launch_.access_log;
     detail::current_block = &state_;
     __atomic_store_n(&detail::stop_flag, launch_.stop ? launch_.stop : &detail::no_stop, __ATOMIC_RELAXED);
     if (launch_.shared_bytes > 0) {
