@@ -116,13 +116,19 @@ struct AccessTrace::Log {
     };
     std::vector<Item> items;
     items.reserve(records.size());
+    auto slot = [&](const HostAccess& r) {  // in executions; -1 for a record no site or thread has
+      const bool known = r.site >= 0 && static_cast<size_t>(r.site) < sites && r.thread < kMaxBlockThreads;
+      return known ? static_cast<int64_t>(r.thread * sites + static_cast<size_t>(r.site)) : int64_t(-1);
+    };
     for (const HostAccess& r : records) {
-      if (r.site < 0 || static_cast<size_t>(r.site) >= sites || r.thread >= kMaxBlockThreads) continue;
+      const int64_t k = slot(r);
+      if (k < 0) continue;
       const auto site = static_cast<uint32_t>(r.site);
       const uint64_t address = trace->shared_[site] ? r.address : trace->global_address(r.address);
-      items.push_back({site, r.thread / 32u, executions[r.thread * sites + site]++, LaneAccess{address, r.bytes}});
+      items.push_back({site, r.thread / uint32_t(kWarpSize), executions[k]++, LaneAccess{address, r.bytes}});
     }
-    std::fill(executions.begin(), executions.end(), 0);
+    for (const HostAccess& r : records)  // zero again for the next block
+      if (const int64_t k = slot(r); k >= 0) executions[k] = 0;
     std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
       return std::tie(a.site, a.warp, a.execution) < std::tie(b.site, b.warp, b.execution);
     });
