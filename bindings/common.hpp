@@ -70,6 +70,7 @@ void bind_vectorize(nb::module_& m);  // @jiasu.vectorize / @jiasu.reduce
 void bind_gufunc(nb::module_& m);  // generalized ufuncs (Numba's @guvectorize)
 void bind_nn(nb::module_& m);  // jiasu._core.nn
 void bind_launch(nb::module_& m);
+void bind_access_report(nb::module_& m);  // k.analyze's report, before bind_kernel
 void bind_kernel(nb::module_& m);
 void bind_resources(nb::module_& m);  // KernelResources, Occupancy
 void bind_benchmark(nb::module_& m);  // jiasu.benchmark

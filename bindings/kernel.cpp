@@ -126,6 +126,29 @@ class KernelFunction {
     }
   }
 
+  // k.analyze: the arguments as a CPU launch takes them (a jiasu GPU array as a host copy), run by the build that
+  // records memory accesses.
+  AccessReport analyze(const LaunchConfig& config, PyObject* const* args, Py_ssize_t n) {
+    ScratchLease<Scratch> scratch;
+    scratch->arguments.resize(n);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      LaunchArgument& a = scratch->arguments[i];
+      if (Py_TYPE(args[i]) != array_type || nb::inst_ptr<Array>(args[i])->on_host()) {
+        classify_host(args[i], i, *scratch.operator->(), a);
+        continue;
+      }
+      const Array& device = *nb::inst_ptr<Array>(args[i]);
+      scratch->temporaries.push_back(Array::empty(device.shape(), device.dtype(), kCpuDevice));
+      a.array = &scratch->temporaries.back();
+      device.copy_to_host(reinterpret_cast<void*>(a.array->data()));
+      append_argument_key(scratch->key, a);
+    }
+    Specialization& spec = launcher_.prepare_host(scratch->arguments.data(), n, scratch->key, scratch->host);
+    if (spec.prints()) flush_python_stdout();
+    nb::gil_scoped_release unlocked;  // the arrays stay alive: the caller and scratch hold them
+    return KernelLauncher::analyze_host(spec, config, scratch->host, scratch->arguments.data(), n, name_);
+  }
+
   void warn_numpy_once() {
     if (warned_numpy_) return;
     warned_numpy_ = true;
@@ -647,6 +670,25 @@ void bind_kernel(nb::module_& m) {
          "Numba's max_cooperative_grid_blocks: the most blocks of `blockdim` threads (an int or a tuple) a "
          "cooperative launch of the last compiled signature may have on the active backend's device (blocks per "
          "multiprocessor times multiprocessors on a GPU). Kernels that call cg.this_grid() launch cooperatively.")
+      .def("analyze", [](KernelFunction& k, nb::handle blocks, nb::handle threads, nb::args args, nb::kwargs options) {
+        LaunchConfig config;
+        config.grid = dim3_from(blocks, "blocks");
+        config.block = dim3_from(threads, "threads");
+        for (auto [name, value] : options) {
+          if (nb::cast<std::string>(name) != "shared_bytes")
+            throw BadArgument("analyze() got an unexpected keyword argument '" + nb::cast<std::string>(name) + "'");
+          config.shared_bytes = shared_bytes_from(value, "shared_bytes");
+        }
+        std::vector<PyObject*> items(args.size());
+        for (size_t i = 0; i < items.size(); ++i) items[i] = args[i].ptr();
+        return k.analyze(config, items.data(), static_cast<Py_ssize_t>(items.size()));
+      }, nb::arg("blocks"), nb::arg("threads"), nb::arg("args"), nb::arg("options"),
+         "k.analyze(blocks, threads, *args, shared_bytes=0): run the kernel on the CPU backend (with a GPU too), "
+         "recording every element access of global and shared arrays, and report per access site the GPU's memory "
+         "requests: 32-byte sectors per warp request against the ideal (coalescing) and shared-memory bank "
+         "conflicts (an AccessReport; print() it). Arguments are taken as a CPU launch takes them: NumPy arrays and "
+         "jiasu CPU arrays are written in place; a jiasu GPU array is analysed as a host copy, which the kernel's "
+         "writes do not leave.")
       .def("inspect_cuda", [](KernelFunction& k) {
         return per_signature(k, [](Specialization& s) { return nb::str(s.cuda_source().c_str()); });
       }, "The generated CUDA C++ of each compiled signature.")

@@ -15,6 +15,7 @@ NB_MODULE(_core, m) {
   jiasu::py::bind_nn(m);
   jiasu::py::bind_resources(m);
   jiasu::py::bind_launch(m);
+  jiasu::py::bind_access_report(m);
   jiasu::py::bind_kernel(m);
   jiasu::py::bind_benchmark(m);
 }

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cpu/access_trace.hpp"
 #include "cpu/host_trap.hpp"
 #include "cpu/runtime/host_abi.h"
 #include "emit/check_failure.hpp"
@@ -129,6 +130,7 @@ void run_cooperative(const HostLaunch& launch, void (*entry)(const HostLaunch*, 
     mine.block_end = b + 1;
     mine.grid_barrier = &grid;
     mine.grid_sync = &grid_sync;
+    mine.access_log = launch.access_log ? launch.access_log + b : nullptr;
     entry(&mine, params);
     std::lock_guard<std::mutex> lock(grid.mutex);
     ++grid.ended;
@@ -209,7 +211,7 @@ HostKernel::HostKernel(std::shared_ptr<HostLibrary> library, const std::string& 
   entry_ = reinterpret_cast<Entry>(library_->symbol(entry_name_));
 }
 
-void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t shared_bytes) const {
+void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t shared_bytes, AccessTrace* trace) const {
   // The emitted thread loops keep per-thread arrays of 1024 entries; each dimension is bounded before
   // the product, which then cannot wrap.
   if (block.x > 1024 || block.y > 1024 || block.z > 64 || 1ull * block.x * block.y * block.z > 1024)
@@ -238,7 +240,7 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
   HostError error{};  // shared by every range: the first failure wins, the other ranges stop early
   watch_interrupts();
   HostLaunch base{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0, static_cast<long long>(shared_bytes),
-                  &error, &lend_fiber_stacks, &arm_host_trap, interrupt_flag(), nullptr, nullptr};
+                  &error, &lend_fiber_stacks, &arm_host_trap, interrupt_flag(), nullptr, nullptr, nullptr};
   long long blocks = 0;
   if (__builtin_mul_overflow(base.grid[0], base.grid[1], &blocks) ||
       __builtin_mul_overflow(blocks, base.grid[2], &blocks) || blocks > (1LL << 50))
@@ -253,19 +255,23 @@ void HostKernel::launch(Dim3 grid, Dim3 block, void* const* params, size_t share
                         std::to_string(1LL * block.x * block.y * block.z) + " threads that fit (as on a GPU with one "
                         "multiprocessor per CPU, " + std::to_string(host_thread_count()) + " here, and as memory for "
                         "the fibers' stacks allows; see max_cooperative_grid_blocks)");
+    if (trace) base.access_log = trace->logs(static_cast<size_t>(blocks));
     run_cooperative(base, entry_, params);
   } else if (blocks == 1) {  // no need for the pool
     base.block_end = 1;
+    if (trace) base.access_log = trace->logs(1);
     entry_(&base, params);
   } else {
     WorkPool& pool = block_pool();
     const long long ranges = std::min<long long>(blocks, pool.threads());
     const Entry entry = entry_;
+    if (trace) base.access_log = trace->logs(static_cast<size_t>(ranges));
     pool.run(static_cast<size_t>(ranges), [&](size_t range) {
       const long long r = static_cast<long long>(range);
       HostLaunch launch = base;
       launch.block_begin = blocks * r / ranges;
       launch.block_end = blocks * (r + 1) / ranges;
+      launch.access_log = base.access_log ? base.access_log + r : nullptr;
       entry(&launch, params);
     });
   }

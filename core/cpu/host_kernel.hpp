@@ -14,6 +14,7 @@
 namespace jiasu {
 
 struct HostLaunch;  // the entry point's first argument (as the host runtime header declares it)
+class AccessTrace;  // cpu/access_trace.hpp
 
 // How many OS threads the pool runs blocks on, the calling thread included: $JIASU_CPU_THREADS when
 // set (a positive integer, else BadValue), else the CPUs the process may run on (usable_cpus()).
@@ -38,7 +39,8 @@ long long host_cooperative_blocks(long long threads, long long fiber_array_bytes
 // A cooperative launch of `entry` (a host library's entry point, see emit_host) over launch's grid: every block at
 // once, each on an OS thread of its own (the calling thread runs block 0), sharing the grid barrier that
 // HostLaunch::grid_sync gives them; returns when every block has ended. launch.error must be set; a thread the
-// system refuses fails the launch there, and the blocks started stop at their next grid barrier.
+// system refuses fails the launch there, and the blocks started stop at their next grid barrier. A launch with an
+// access_log gives block b launch.access_log[b].
 void run_cooperative(const HostLaunch& launch, void (*entry)(const HostLaunch*, void* const*), void* const* params);
 
 class HostKernel {
@@ -62,7 +64,8 @@ class HostKernel {
   // when it happened were skipped. A cooperative kernel's launch runs every block at once (run_cooperative);
   // a grid of more than max_cooperative_blocks(block) blocks is a LaunchError
   // (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), as on a GPU.
-  void launch(Dim3 grid, Dim3 block, void* const* params, size_t shared_bytes) const;
+  // trace: the launch records its accesses there, one log per range (the library must be a traced build).
+  void launch(Dim3 grid, Dim3 block, void* const* params, size_t shared_bytes, AccessTrace* trace = nullptr) const;
 
   bool cooperative() const { return cooperative_; }
   long long max_cooperative_blocks(Dim3 block) const {

@@ -82,8 +82,9 @@ std::string local_array_dims(const Expr& call) {
 }
 
 FunctionEmitter::FunctionEmitter(const Target& target, const fe::Function& fn, const fe::SourceText& source,
-                                 TupleStructs& tuples, bool debug)
-    : target_(target), fn_(fn), source_(source), lines_(source), tuples_(tuples), debug_(debug) {
+                                 TupleStructs& tuples, bool debug, std::vector<AccessSite>* access_sites)
+    : target_(target), fn_(fn), source_(source), lines_(source), tuples_(tuples), debug_(debug || access_sites),
+      access_sites_(access_sites) {
   find_new_arrays(fn_.body, new_arrays_);
 }
 
@@ -273,7 +274,8 @@ void FunctionEmitter::store(const Expr& target, const Value& v) {
     case ExprKind::Subscript:
       if (target.type.kind == TypeKind::Record || target.type.kind == TypeKind::Array) return copy_into(target, v);
       if (target.kind == ExprKind::Attribute) return line(expr(target) + " = " + value_as(v, target.type) + ";");
-      return line(element_ref(*target.args[0], indices_of(target), target) + " = " + value_as(v, target.type) + ";");
+      return line(element_ref(*target.args[0], indices_of(target), target, AccessKind::Store) + " = " +
+                  value_as(v, target.type) + ";");
     case ExprKind::Tuple: {
       // Python evaluates every item before it stores any: when a store could change an item still to be
       // read (a, b = b, a), the items go to temporaries first.
@@ -320,8 +322,8 @@ void FunctionEmitter::aug_assign(const Stmt& s) {
       plain &= index.type.is_scalar() &&
                ((index.kind == ExprKind::Name && index.meaning == fe::Meaning::Local) || is_constant(index));
     }
-    place = element_ref(*target.args[0], indices_of(target), target);
-    if (!plain) {
+    place = element_ref(*target.args[0], indices_of(target), target, AccessKind::LoadStore);
+    if (!plain || access_sites_) {  // a traced access is recorded where it is written: once
       std::string name = temp("element");
       line(c_type(current) + "& " + name + " = " + place + ";");
       place = name;

@@ -110,8 +110,10 @@ class FunctionEmitter {
  public:
   // debug: every array element access, tuple index at run time and integer divisor goes through a check of
   // emit/runtime/debug_checks.h, which reports the first failure with its place in the Python source.
+  // access_sites: debug's checks, and element accesses of global and shared arrays go through jiasu::at_traced,
+  // their sites appended to access_sites (the host target's build for k.analyze).
   FunctionEmitter(const Target& target, const fe::Function& fn, const fe::SourceText& source, TupleStructs& tuples,
-                  bool debug = false);
+                  bool debug = false, std::vector<AccessSite>* access_sites = nullptr);
   std::string emit();  // the whole definition
   // The host target's kernel as one function per block: thread loops between barriers (host_regions.cpp).
   // Where thread_loops_apply(), prepare_thread_loops() says whether this kernel's controls allow it; then
@@ -153,8 +155,11 @@ class FunctionEmitter {
   std::string builtin_call(const fe::Expr& e);
   std::string atomic_call(const fe::Expr& e, const char* function);
   std::string print_call(const fe::Expr& e, const std::string& printf);
-  // array[indices...] as an lvalue; `subscript` is the Python expression, for debug-mode reports.
-  std::string element_ref(const fe::Expr& array, const std::vector<Value>& indices, const fe::Expr& subscript);
+  // array[indices...] as an lvalue; `subscript` is the Python expression, for debug-mode reports; `kind`: what
+  // the statement does with the element, for traced builds.
+  std::string element_ref(const fe::Expr& array, const std::vector<Value>& indices, const fe::Expr& subscript,
+                          AccessKind kind = AccessKind::Load);
+  int access_site(const fe::Expr& array, const fe::Expr& subscript, AccessKind kind);  // its index in access_sites_
   std::vector<Value> indices_of(const fe::Expr& subscript);  // a[i, j], or a[ij] with a tuple ij
   Value item(const fe::Expr& tuple, size_t k);   // the k-th item of a tuple-typed expression
   Value item(const Value& tuple, size_t k);
@@ -206,6 +211,7 @@ class FunctionEmitter {
   const fe::SourceLines lines_;  // for the comment before each statement
   TupleStructs& tuples_;
   const bool debug_;
+  std::vector<AccessSite>* access_sites_;
   std::map<std::string, const fe::Expr*> new_arrays_;  // variable -> its shared/local.array() call
   std::ostringstream out_;
   int indent_ = 1;

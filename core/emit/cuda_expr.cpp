@@ -464,13 +464,32 @@ std::string quoted(const std::string& text) {
   return out + "\"";
 }
 
-std::string FunctionEmitter::element_ref(const Expr& array, const std::vector<Value>& indices, const Expr& subscript) {
+std::string FunctionEmitter::element_ref(const Expr& array, const std::vector<Value>& indices, const Expr& subscript,
+                                         AccessKind kind) {
   std::string code = "jiasu::at(" + expr(array);
-  if (debug_)
-    code = check_call("at_checked", array.kind == ExprKind::Name ? array.name : "array", fe::start_of(subscript)) +
-           expr(array);
+  if (debug_) {
+    const bool traced = access_sites_ && (array.type.space == fe::MemorySpace::Global ||
+                                          array.type.space == fe::MemorySpace::Shared);
+    code = check_call(traced ? "at_traced" : "at_checked", array.kind == ExprKind::Name ? array.name : "array",
+                      fe::start_of(subscript)) +
+           (traced ? std::to_string(access_site(array, subscript, kind)) + ", " : std::string()) + expr(array);
+  }
   for (const Value& index : indices) code += ", " + (index.expr ? expr(*index.expr) : index.code);
   return code + ")";
+}
+
+int FunctionEmitter::access_site(const Expr& array, const Expr& subscript, AccessKind kind) {
+  const fe::SourceLoc at = fe::start_of(subscript);
+  AccessSite site{source_.file, at.line, at.column, std::string(lines_.text(at.line)),
+                  array.kind == ExprKind::Name ? array.name : "array", array.type.space == fe::MemorySpace::Shared, kind};
+  site.source.erase(0, site.source.find_first_not_of(" \t"));
+  std::vector<AccessSite>& sites = *access_sites_;
+  for (size_t i = 0; i < sites.size(); ++i)  // a place emitted twice is one site
+    if (sites[i].file == site.file && sites[i].line == site.line && sites[i].column == site.column &&
+        sites[i].kind == site.kind && sites[i].shared == site.shared)
+      return static_cast<int>(i);
+  sites.push_back(std::move(site));
+  return static_cast<int>(sites.size() - 1);
 }
 
 std::vector<Value> FunctionEmitter::indices_of(const Expr& subscript) {
@@ -776,7 +795,7 @@ std::string FunctionEmitter::print_call(const Expr& e, const std::string& printf
 std::string FunctionEmitter::atomic_call(const Expr& e, const char* function) {
   const Expr& array = *e.args[1];
   const Type element = scalar(array.type.dtype);
-  std::string code = std::string(function) + "(&" + element_ref(array, items(*e.args[2]), e);
+  std::string code = std::string(function) + "(&" + element_ref(array, items(*e.args[2]), e, AccessKind::Atomic);
   for (size_t i = 3; i < e.args.size(); ++i) code += ", " + expr_as(*e.args[i], element);
   return code + ")";
 }

@@ -9,6 +9,19 @@
 
 namespace jiasu::emit {
 
+// An element access in the Python source that a build tracing memory accesses records (emit_host's
+// trace_accesses): where it is, and what it does to global or shared memory.
+enum class AccessKind : uint8_t { Load, Store, LoadStore, Atomic };  // LoadStore: a[i] += v
+struct AccessSite {
+  std::string file;
+  int line = 0, column = 0;
+  std::string source;  // the Python line, without its indentation
+  std::string array;   // the array's name ("array" for an expression)
+  bool shared = false; // a shared array (jiasu.shared.array), else global memory
+  AccessKind kind = AccessKind::Load;
+};
+const char* access_kind_name(AccessKind kind);  // "load", "store", "load+store", "atomic"
+
 struct EmittedKernel {
   std::string source;       // a complete translation unit, runtime header included
   std::string entry_name;   // the extern "C" name of the kernel entry point
@@ -17,6 +30,7 @@ struct EmittedKernel {
   bool device_errors = false;
   bool cooperative = false;        // launched cooperatively (fe::Function::cooperative)
   int64_t fiber_array_bytes = 0;   // host: the local arrays a fiber's stack holds beyond host_fiber_stack_bytes
+  std::vector<AccessSite> access_sites;  // host, trace_accesses: HostAccess::site indexes it
 };
 
 // CUDA C++ for NVRTC. Each statement carries a `// file.py:LINE  <python source>` comment.
@@ -36,7 +50,10 @@ EmittedKernel emit_cuda(const fe::Program& program, bool debug = false);
 // barrier, and whose warps (32 consecutive linear threads) meet at each warp operation (shuffles, votes,
 // syncwarp; masks are taken as the whole warp). A `return` ends its thread only.
 // debug: the checks of emit/runtime/debug_checks.h; the first failure is reported (HostLaunch::error).
-EmittedKernel emit_host(const fe::Program& program, bool debug = false);
+// trace_accesses: debug's checks, and every element access of a global or shared array (not local or constant
+// arrays) is recorded in the launch's HostLaunch::access_log, as an access of its site in access_sites (one site
+// per place in the Python source and kind of access).
+EmittedKernel emit_host(const fe::Program& program, bool debug = false, bool trace_accesses = false);
 
 // A scalar function (fe::check_scalar_function) with the device functions it calls, as definitions for a
 // translation unit whose runtime header is already in place. On CUDA, `name(args...)` is a __device__ function;

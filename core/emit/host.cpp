@@ -24,9 +24,10 @@ std::string host_grid_axis(bool grid, int axis) {
 
 // Shared arrays: static storage of the OS thread, and one OS thread runs one block at a time (all its
 // threads, as fibers or one after another), so it is the block's shared memory. Its content at the start
-// of a block is unspecified, as in CUDA (what the last block run on that OS thread left).
+// of a block is unspecified, as in CUDA (what the last block run on that OS thread left). Aligned as CUDA aligns
+// shared memory, so that the banks an analysis of accesses (trace_accesses) finds are the GPU's.
 std::string host_shared_array(const std::string& element, const std::string& name, int64_t size) {
-  return "static thread_local " + element + " " + name + "[" + std::to_string(size) + "];";
+  return "alignas(16) static thread_local " + element + " " + name + "[" + std::to_string(size) + "];";
 }
 
 const Target& host_target() {
@@ -71,22 +72,34 @@ std::string entry_point(const fe::Function& kernel, const std::string& name, Fun
 
 EmittedFunction emit_host_function(const fe::Program& program) { return cuda::emit_function(cuda::host_target(), program); }
 
-EmittedKernel emit_host(const fe::Program& program, bool debug) {
+const char* access_kind_name(AccessKind kind) {
+  switch (kind) {
+    case AccessKind::Load: return "load";
+    case AccessKind::Store: return "store";
+    case AccessKind::LoadStore: return "load+store";
+    case AccessKind::Atomic: return "atomic";
+  }
+  return "?";
+}
+
+EmittedKernel emit_host(const fe::Program& program, bool debug, bool trace_accesses) {
   const fe::Function& kernel = program.kernel();
   cuda::TupleStructs tuples;
   std::string functions;
   int64_t stack_arrays = 0;
+  EmittedKernel out;
+  std::vector<AccessSite>* sites = trace_accesses ? &out.access_sites : nullptr;
   for (size_t i = 0; i + 1 < program.functions.size(); ++i) {  // the device functions: called per thread
-    cuda::FunctionEmitter callee(cuda::host_target(), *program.functions[i], program.sources[i]->source, tuples, debug);
+    cuda::FunctionEmitter callee(cuda::host_target(), *program.functions[i], program.sources[i]->source, tuples, debug,
+                                 sites);
     functions += "\n" + callee.emit();
     stack_arrays += callee.stack_array_bytes();
   }
-  cuda::FunctionEmitter emitter(cuda::host_target(), kernel, program.sources.back()->source, tuples, debug);
+  cuda::FunctionEmitter emitter(cuda::host_target(), kernel, program.sources.back()->source, tuples, debug, sites);
   const cuda::Schedule how = cuda::thread_loops_apply(program) && emitter.prepare_thread_loops()
                                  ? cuda::Schedule::ThreadLoops
                                  : cuda::Schedule::Fibers;
   functions += "\n" + (how == cuda::Schedule::ThreadLoops ? emitter.emit_thread_loops() : emitter.emit());
-  EmittedKernel out;
   out.entry_name = cuda::function_name(kernel);
   out.cooperative = kernel.cooperative;
   out.fiber_array_bytes = stack_arrays + emitter.stack_array_bytes();

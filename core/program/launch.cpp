@@ -254,6 +254,37 @@ void KernelLauncher::note_gpu_launch() {
   note_next_launch(launch_note(*spec, [this](size_t i) { return repeat_.args().buffer() + repeat_.record(i).offset; }));
 }
 
+AccessReport KernelLauncher::analyze_host(Specialization& spec, const LaunchConfig& config, HostParams& params,
+                                          const LaunchArgument* arguments, size_t n, const std::string& kernel_name) {
+  std::vector<emit::AccessSite> sites;
+  const HostKernel& traced = spec.traced_host_kernel(sites);
+  std::vector<bool> shared;
+  for (const emit::AccessSite& site : sites) shared.push_back(site.shared);
+  std::vector<MemoryRange> ranges;
+  for (size_t i = 0; i < n; ++i)
+    if (arguments[i].array) {
+      const Allocation& memory = *arguments[i].array->memory();
+      ranges.push_back(MemoryRange{memory.ptr(), memory.bytes()});
+    }
+  AccessTrace trace(std::move(shared), std::move(ranges));
+  struct FlushStdout {  // the kernel's printf calls wrote to C's stdout (see run_host)
+    bool prints;
+    ~FlushStdout() {
+      if (prints) std::fflush(stdout);
+    }
+  } flush{spec.prints()};
+  try {
+    traced.launch(config.grid, config.block, params.pointers.data(), config.shared_bytes, &trace);
+  } catch (const LaunchError&) {
+    if (!trace.full()) throw;
+    throw BadValue("analyze: a block of kernel '" + kernel_name + "' made more than " +
+                   std::to_string(trace.max_block_accesses()) + " accesses to global and shared arrays, more than " +
+                   "the analysis records for one block; analyze a smaller launch (fewer threads per block, or fewer "
+                   "loop iterations per thread)");
+  }
+  return access_report(kernel_name, config.grid, config.block, sites, trace.finish());
+}
+
 void KernelLauncher::run_host(Specialization& spec, const LaunchConfig& config, HostParams& params) {
   Dim3 grid = config.grid, block = config.block;
   if (config.forall >= 0) {

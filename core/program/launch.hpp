@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "array/array.hpp"
+#include "cpu/access_trace.hpp"
 #include "program/python_kernel.hpp"
 #include "runtime/device.hpp"
 #include "runtime/module.hpp"
@@ -244,6 +245,11 @@ class KernelLauncher {
   // may run without them, e.g. without the GIL.
   Specialization& prepare_host(const LaunchArgument* arguments, size_t n, const std::string& key, HostParams& params);
   static void run_host(Specialization& spec, const LaunchConfig& config, HostParams& params);
+  // k.analyze: as run_host (after prepare_host), with the build that records memory accesses (see
+  // cpu/access_trace.hpp); arguments: the launch's, whose arrays are its global memory. Throws BadValue when a
+  // block makes more accesses than the analysis records for one.
+  static AccessReport analyze_host(Specialization& spec, const LaunchConfig& config, HostParams& params,
+                                   const LaunchArgument* arguments, size_t n, const std::string& kernel_name);
 
   // The repeat launch: the kernel of the last GPU launch when n arguments on `device` may repeat it (null
   // otherwise). Each argument is then written with repeat().put_* (a false return means: take the full

@@ -54,6 +54,17 @@ const HostKernel& Specialization::host_kernel() {
   return *host_;
 }
 
+const HostKernel& Specialization::traced_host_kernel(std::vector<emit::AccessSite>& sites) {
+  std::lock_guard<std::mutex> lock(host_mutex_);
+  if (!traced_host_) {
+    emit::EmittedKernel traced = emit::emit_host(program_, debug_, true);
+    traced_host_ = compile_host_kernel(traced);
+    access_sites_ = std::move(traced.access_sites);
+  }
+  sites = access_sites_;
+  return *traced_host_;
+}
+
 Kernel& Specialization::kernel(int device) {
   Kernel* last = last_kernel_.load(std::memory_order_acquire);
   if (last && last->device() == device) return *last;

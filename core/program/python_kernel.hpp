@@ -50,6 +50,9 @@ class Specialization {
   // The CPU backend's build, compiled on first use (a C++ compiler runs then, or its disk cache answers).
   const HostKernel& host_kernel();
   std::string host_source();  // the host C++ it compiles
+  // The CPU backend's build that records memory accesses (k.analyze; emit_host's trace_accesses), compiled on
+  // first use; sites: its access sites.
+  const HostKernel& traced_host_kernel(std::vector<emit::AccessSite>& sites);
 
  private:
   std::string key_;
@@ -58,6 +61,8 @@ class Specialization {
   std::mutex host_mutex_;  // guards the two below
   std::optional<emit::EmittedKernel> host_emitted_;
   std::shared_ptr<HostKernel> host_;
+  std::shared_ptr<HostKernel> traced_host_;
+  std::vector<emit::AccessSite> access_sites_;  // traced_host_'s
   const emit::EmittedKernel& host_emitted_locked();
   emit::EmittedKernel emitted_;
   std::vector<bool> written_, read_;

@@ -34,6 +34,11 @@ namespace jiasu {
 // grid_sync(grid_barrier) returns once every block has called it (grid_opened), or the answer why not: another
 // block failed (grid_failed: the launch reports that failure), Ctrl-C (grid_interrupted), or a positive count of
 // blocks that ended without reaching it (a deadlock). Both null in other launches.
+//
+// access_log (null but in a launch that analyses memory accesses, k.analyze): the log this range (this block, in
+// a cooperative launch) records each element access of global and shared arrays into; the library of such a
+// launch is emitted for it (emit_host's trace_accesses). record() answers nonzero when the log is full, and the
+// block then fails.
 struct HostError {
   int failed;  // 0, or one of the HostFailure values
   char message[512];
@@ -47,6 +52,18 @@ struct HostTrap {
   int signal;     // 0 for an interrupt
   void* address;  // of a fault
 };
+// One element access of a thread: its address, the access site (EmittedKernel::access_sites), the thread's
+// linear index in its block (x + y * blockDim.x + z * blockDim.x * blockDim.y) and the element's bytes.
+struct HostAccess {
+  unsigned long long address;
+  int site;
+  unsigned short thread;
+  unsigned short bytes;
+};
+struct HostAccessLog {
+  int (*record)(void* recorder, long long block, const HostAccess* access);  // block: its linear index
+  void* recorder;
+};
 struct HostLaunch {
   long long grid[3], block[3];
   long long block_begin, block_end;
@@ -57,6 +74,7 @@ struct HostLaunch {
   const volatile sig_atomic_t* stop;
   void* grid_barrier;
   long long (*grid_sync)(void* grid_barrier);
+  HostAccessLog* access_log;
 };
 
 // A fiber's stack holds this much for the kernel's calls and scalars, plus the kernel's local arrays.

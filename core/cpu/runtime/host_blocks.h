@@ -94,6 +94,7 @@ struct HostBlock {
   void (*invoke)(void* body, const HostThread& thread) = nullptr;
   void* body = nullptr;
   HostTrap* trap = nullptr;  // where a fault or an interrupt leaves the range being run
+  HostAccessLog* access_log = nullptr;  // HostLaunch::access_log
 };
 inline thread_local HostBlock* current_block = nullptr;
 
@@ -426,6 +427,7 @@ class HostBlocks {
     thread_.blockDim = {launch_.block[0], launch_.block[1], launch_.block[2]};
     threads_ = launch_.block[0] * launch_.block[1] * launch_.block[2];
     state_.error = launch_.error;
+    state_.access_log = launch_.access_log;
     detail::current_block = &state_;
     __atomic_store_n(&detail::stop_flag, launch_.stop ? launch_.stop : &detail::no_stop, __ATOMIC_RELAXED);
     if (launch_.shared_bytes > 0) {

@@ -12,5 +12,6 @@
 #include "cpu/runtime/host_abi.h"
 #include "cpu/runtime/host_blocks.h"
 #include "emit/runtime/debug_checks.h"
+#include "cpu/runtime/host_trace.h"
 
 #undef JIASU_FN
