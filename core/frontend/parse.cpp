@@ -86,7 +86,11 @@ void Parser::parse_params(Function& function) {
     if (at_op("=")) fail(peek(), "default parameter values are not supported in jiasu kernels");
     if (!seen.insert(name.text).second)
       fail(name, "duplicate parameter '" + name.text + "' in function definition");
-    function.params.push_back({name.text, name.loc, Type(), false, false, variadic});
+    Param param;
+    param.name = name.text;
+    param.loc = name.loc;
+    param.variadic = variadic;
+    function.params.push_back(std::move(param));
     if (!accept_op(",")) break;
     if (variadic && !at_op(")"))
       fail(peek(), "keyword-only parameters (after '*" + name.text + "') are not supported in jiasu kernels");

@@ -2,6 +2,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <mutex>
 #include <tuple>
 
 #include "runtime/device.hpp"
@@ -98,10 +99,40 @@ void advise_memory(KernelAdvice& k, const std::vector<AccessFinding>* findings) 
                               100 * k.bandwidth_fraction));
 }
 
+std::mutex findings_mutex;
+std::map<std::string, std::vector<AccessFinding>> latest_findings;  // by kernel name
+
 }  // namespace
 
-ProfileReport advise(const Profile& profile, const std::map<std::string, int64_t>& flops,
-                     const std::map<std::string, std::vector<AccessFinding>>& findings) {
+std::vector<AccessFinding> access_findings(const AccessReport& report) {
+  std::vector<AccessFinding> out;
+  for (const AccessRow& row : report.rows) {
+    if (row.stats.requests == 0) continue;
+    AccessFinding f;
+    f.where = format("%s:%d:%d", row.site.file.c_str(), row.site.line, row.site.column);
+    f.code = row.site.source;
+    f.shared = row.site.shared;
+    const double requests = double(row.stats.requests);
+    f.sectors_per_request = double(row.stats.transactions) / requests;
+    f.ideal_sectors_per_request = double(row.stats.ideal) / requests;
+    f.conflict_ways = row.stats.ideal > 0 ? double(row.stats.transactions) / double(row.stats.ideal) : 1;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void remember_access_report(const AccessReport& report) {
+  std::vector<AccessFinding> findings = access_findings(report);
+  std::lock_guard<std::mutex> lock(findings_mutex);
+  latest_findings[report.kernel] = std::move(findings);
+}
+
+ProfileReport advise(const Profile& profile, const std::map<std::string, int64_t>& flops) {
+  std::map<std::string, std::vector<AccessFinding>> findings;
+  {
+    std::lock_guard<std::mutex> lock(findings_mutex);
+    findings = latest_findings;
+  }
   ProfileReport report;
   const std::vector<LaunchRecord>& records = profile.records();
   if (records.empty()) return report;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/access_trace.hpp"
 #include "runtime/device_peaks.hpp"
 #include "runtime/occupancy.hpp"
 #include "runtime/profiler.hpp"
@@ -47,9 +48,13 @@ struct ProfileReport {
   std::string text() const;
 };
 
+// The findings of one k.analyze report, one per access site that ran.
+std::vector<AccessFinding> access_findings(const AccessReport& report);
+// Keeps a kernel's latest k.analyze findings (by kernel name) for the reports that follow to quote.
+void remember_access_report(const AccessReport& report);
+
 // The report of a closed profile. `flops`: FLOPs per call by kernel name, for kernels whose arithmetic the caller
-// counted (a matmul's are counted already); `findings`: access-analysis findings by kernel name.
-ProfileReport advise(const Profile& profile, const std::map<std::string, int64_t>& flops = {},
-                     const std::map<std::string, std::vector<AccessFinding>>& findings = {});
+// counted (a matmul's are counted already). Each kernel's advice quotes its latest k.analyze findings.
+ProfileReport advise(const Profile& profile, const std::map<std::string, int64_t>& flops = {});
 
 }  // namespace jiasu

@@ -9,6 +9,7 @@
 #include "emit/runtime/array_abi.h"
 #include "emit/check_failure.hpp"
 #include "emit/runtime/device_error.h"
+#include "program/advisor.hpp"
 #include "program/signature.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/graph.hpp"
@@ -282,7 +283,9 @@ AccessReport KernelLauncher::analyze_host(Specialization& spec, const LaunchConf
                    "the analysis records for one block; analyze a smaller launch (fewer threads per block, or fewer "
                    "loop iterations per thread)");
   }
-  return access_report(kernel_name, config.grid, config.block, sites, trace.finish());
+  AccessReport report = access_report(kernel_name, config.grid, config.block, sites, trace.finish());
+  remember_access_report(report);  // for the advisor's reports to quote
+  return report;
 }
 
 void KernelLauncher::run_host(Specialization& spec, const LaunchConfig& config, HostParams& params) {

@@ -177,3 +177,28 @@ def test_python_m_jiasu_profile_runs_a_script(tmp_path):
     assert "sum 8000.0 ['--flag']" in out
     assert "jiasu profile of" in out and "3 launches" in out
     assert "twice" in out.split("jiasu profile of")[1] and "memory:" in out
+
+
+@jiasu.kernel
+def gather_strided(out, x, stride):
+    i = jiasu.grid(1)
+    if i < out.size:
+        out[i] = x[i * stride]
+
+
+def test_the_report_quotes_the_kernels_latest_access_analysis():
+    n, stride = 1024, 32
+    out, x = np.zeros(n, np.float32), np.arange(n * stride, dtype=np.float32)
+    with jiasu.profile() as p:
+        gather_strided[n // 128, 128](out, x, stride)
+    assert not any("uncoalesced" in line for line in p.report().kernels[0]["advice"])  # not analyzed yet
+    analysis = gather_strided.analyze(n // 128, 128, out, x, stride)
+    (load,) = [row for row in analysis.rows if row["array"] == "x"]
+    assert load["sectors_per_request"] == 32  # 32 lanes, each in its own 32-byte sector
+    (row,) = p.report().kernels
+    (advice,) = [line for line in row["advice"] if "uncoalesced" in line]
+    assert f"test_profile.py:{load['line']}:" in advice and "x[i * stride]" in advice
+    assert "32.0 sectors" in advice and "4.0 when" in advice  # 32 float32s need 4 sectors when contiguous
+    np.testing.assert_array_equal(out, x[::stride])
+    analysis = gather_strided.analyze(n // 128, 128, out, x, 1)  # the latest analysis replaces the earlier one
+    assert not any("uncoalesced" in line for line in p.report().kernels[0]["advice"])
