@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <tuple>
+
+#include "support/text.hpp"
 
 namespace jiasu {
 
@@ -208,16 +209,6 @@ AccessReport access_report(std::string kernel, Dim3 grid, Dim3 block, const std:
 }
 
 namespace {
-
-std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* pattern, ...) {
-  char text[512];
-  va_list args;
-  va_start(args, pattern);
-  vsnprintf(text, sizeof text, pattern, args);
-  va_end(args);
-  return text;
-}
 
 std::string dims(Dim3 d) { return format("(%u, %u, %u)", d.x, d.y, d.z); }
 

@@ -1,25 +1,15 @@
 #include "program/advisor.hpp"
 
-#include <cstdarg>
 #include <cstdio>
 #include <mutex>
 #include <tuple>
 
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
+#include "support/text.hpp"
 
 namespace jiasu {
 namespace {
-
-std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* pattern, ...) {
-  char text[1024];
-  va_list args;
-  va_start(args, pattern);
-  std::vsnprintf(text, sizeof text, pattern, args);
-  va_end(args);
-  return text;
-}
 
 std::string bytes_text(double bytes) {
   if (bytes >= 1e9) return format("%.2f GB", bytes / 1e9);
