@@ -56,8 +56,9 @@ def main():
     steps["device_arrays_ms"] = median_ms(lambda: add[blocks, 256](x, y, out), repeats=args.repeats)
     steps["strided_ms"] = median_ms(lambda: add_strided[blocks, 256](x, y, out, stride), repeats=args.repeats)
 
-    # 3. Where the strided kernel's time goes, per source line, on the CPU (a small launch of the same access).
-    small = 1 << 14
+    # 3. Where the strided kernel's time goes, per source line, on the CPU: a smaller launch with the same access
+    # pattern (32 * stride elements, so that a warp's threads are `stride` apart as in the large one).
+    small = 32 * stride
     analysis = add_strided.analyze(small // 256, 256, *(np.ones(small, np.float32) for _ in range(3)), stride)
     steps["strided_sectors_per_request"] = max(r["sectors_per_request"] for r in analysis.rows)
     coalesced = add.analyze(small // 256, 256, *(np.ones(small, np.float32) for _ in range(3)))

@@ -1,5 +1,6 @@
 #include "program/advisor.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <tuple>
@@ -66,17 +67,24 @@ void advise_configuration(KernelAdvice& k, const DeviceProperties& p) {
                               k.attributes.local_bytes));
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 void advise_memory(KernelAdvice& k, const std::vector<AccessFinding>* findings) {
   if (findings)
     for (const AccessFinding& f : *findings) {
       if (!f.shared && f.sectors_per_request > 1.5 * f.ideal_sectors_per_request)
-        k.advice.push_back(format("uncoalesced at %s `%s`: %.1f sectors of 32 bytes per request, against %.1f when "
-                                  "neighbouring threads read neighbouring elements",
-                                  f.where.c_str(), f.code.c_str(), f.sectors_per_request, f.ideal_sectors_per_request));
+        k.advice.push_back(format("uncoalesced at %s `%s` (%s): %.1f sectors of 32 bytes per request, against %.1f "
+                                  "when neighbouring threads read neighbouring elements",
+                                  f.where.c_str(), f.code.c_str(), joined(f.arrays).c_str(), f.sectors_per_request,
+                                  f.ideal_sectors_per_request));
       if (f.shared && f.conflict_ways > 1.5)
-        k.advice.push_back(format("%.0f-way shared-memory bank conflicts at %s `%s`: pad the array's rows (e.g. "
+        k.advice.push_back(format("%.0f-way shared-memory bank conflicts at %s `%s` (%s): pad the array's rows (e.g. "
                                   "[32][33]) so a warp's threads hit different banks",
-                                  f.conflict_ways, f.where.c_str(), f.code.c_str()));
+                                  f.conflict_ways, f.where.c_str(), f.code.c_str(), joined(f.arrays).c_str()));
     }
   if (k.bytes <= 0 || k.gbs <= 0) return;
   const double mean_us = 1e3 * k.row.total_ms / double(k.row.calls);
@@ -96,17 +104,25 @@ std::map<std::string, std::vector<AccessFinding>> latest_findings;  // by kernel
 
 std::vector<AccessFinding> access_findings(const AccessReport& report) {
   std::vector<AccessFinding> out;
-  for (const AccessRow& row : report.rows) {
+  for (const AccessRow& row : report.rows) {  // in source order: a line's sites are neighbours
     if (row.stats.requests == 0) continue;
-    AccessFinding f;
-    f.where = format("%s:%d:%d", row.site.file.c_str(), row.site.line, row.site.column);
-    f.code = row.site.source;
-    f.shared = row.site.shared;
+    const std::string where = format("%s:%d", row.site.file.c_str(), row.site.line);
+    if (out.empty() || out.back().where != where || out.back().shared != row.site.shared) {
+      out.emplace_back();
+      out.back().where = where;
+      out.back().code = row.site.source;
+      out.back().shared = row.site.shared;
+    }
+    AccessFinding& f = out.back();
+    if (std::find(f.arrays.begin(), f.arrays.end(), row.site.array) == f.arrays.end())
+      f.arrays.push_back(row.site.array);
     const double requests = double(row.stats.requests);
-    f.sectors_per_request = double(row.stats.transactions) / requests;
-    f.ideal_sectors_per_request = double(row.stats.ideal) / requests;
-    f.conflict_ways = row.stats.ideal > 0 ? double(row.stats.transactions) / double(row.stats.ideal) : 1;
-    out.push_back(std::move(f));
+    const double ways = row.stats.ideal > 0 ? double(row.stats.transactions) / double(row.stats.ideal) : 1;
+    if (ways > f.conflict_ways) {
+      f.sectors_per_request = double(row.stats.transactions) / requests;
+      f.ideal_sectors_per_request = double(row.stats.ideal) / requests;
+      f.conflict_ways = ways;
+    }
   }
   return out;
 }

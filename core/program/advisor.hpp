@@ -15,10 +15,12 @@
 
 namespace jiasu {
 
-// What the CPU-side memory-access analysis (k.analyze) found at one source line of a kernel: quoted by the advice.
+// What the CPU-side memory-access analysis (k.analyze) found at one source line of a kernel, for one memory space:
+// quoted by the advice. Several accesses on the line: the worst one's numbers.
 struct AccessFinding {
-  std::string where;     // "file:line:column"
+  std::string where;     // "file:line"
   std::string code;      // the line's text
+  std::vector<std::string> arrays;  // the arrays accessed there, each once
   bool shared = false;   // shared memory (bank conflicts), else global memory (coalescing)
   double sectors_per_request = 0, ideal_sectors_per_request = 0;  // global
   double conflict_ways = 0;                                       // shared: the average n-way conflict
@@ -48,7 +50,7 @@ struct ProfileReport {
   std::string text() const;
 };
 
-// The findings of one k.analyze report, one per access site that ran.
+// The findings of one k.analyze report: one per source line and memory space that ran.
 std::vector<AccessFinding> access_findings(const AccessReport& report);
 // Keeps a kernel's latest k.analyze findings (by kernel name) for the reports that follow to quote.
 void remember_access_report(const AccessReport& report);

@@ -197,8 +197,29 @@ def test_the_report_quotes_the_kernels_latest_access_analysis():
     assert load["sectors_per_request"] == 32  # 32 lanes, each in its own 32-byte sector
     (row,) = p.report().kernels
     (advice,) = [line for line in row["advice"] if "uncoalesced" in line]
-    assert f"test_profile.py:{load['line']}:" in advice and "x[i * stride]" in advice
+    assert f"test_profile.py:{load['line']} `out[i] = x[i * stride]` (out, x)" in advice
     assert "32.0 sectors" in advice and "4.0 when" in advice  # 32 float32s need 4 sectors when contiguous
     np.testing.assert_array_equal(out, x[::stride])
     analysis = gather_strided.analyze(n // 128, 128, out, x, 1)  # the latest analysis replaces the earlier one
     assert not any("uncoalesced" in line for line in p.report().kernels[0]["advice"])
+
+
+@jiasu.kernel
+def transpose_tile(a, out):
+    tile = jiasu.shared.array((32, 32), np.float32)
+    x, y = jiasu.threadIdx.x, jiasu.threadIdx.y
+    tile[y, x] = a[jiasu.blockIdx.y * 32 + y, jiasu.blockIdx.x * 32 + x]
+    jiasu.syncthreads()
+    out[jiasu.blockIdx.x * 32 + y, jiasu.blockIdx.y * 32 + x] = tile[x, y]
+
+
+def test_the_report_names_bank_conflicts():
+    a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    out = np.zeros_like(a)
+    with jiasu.profile() as p:
+        transpose_tile[(2, 2), (32, 32)](a, out)
+    np.testing.assert_array_equal(out, a.T)
+    transpose_tile.analyze((2, 2), (32, 32), a, out)
+    (row,) = p.report().kernels
+    (advice,) = [line for line in row["advice"] if "bank conflicts" in line]
+    assert advice.startswith("32-way shared-memory bank conflicts at ") and "= tile[x, y]` (tile):" in advice

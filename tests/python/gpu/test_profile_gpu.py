@@ -30,8 +30,8 @@ def test_a_copy_runs_near_the_peak_and_a_strided_copy_is_flagged():
     x = jiasu.asarray(np.arange(N, dtype=np.float32))
     out = jiasu.empty(N, np.float32)
     blocks = N // 256
-    small = np.zeros(1 << 14, np.float32)
-    copy_strided.analyze((1 << 14) // 256, 256, small, np.ones(1 << 14, np.float32), 4096)
+    small = 1 << 17  # 32 x 4096: a warp's 32 threads land in 32 different sectors, as in the large launch
+    copy_strided.analyze(small // 256, 256, np.zeros(small, np.float32), np.ones(small, np.float32), 4096)
     copy[blocks, 256](out, x)
     copy_strided[blocks, 256](out, x, 4096)
     jiasu.synchronize()
