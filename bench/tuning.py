@@ -78,7 +78,7 @@ def main():
     steps["strided_gbs"] = by_name["add_strided"]["gbs"]
     steps["strided_flagged"] = any("uncoalesced" in line for line in by_name["add_strided"]["advice"])
     if args.roofline:
-        p.roofline(args.roofline, title=f"vector addition of {n} float32")
+        p.roofline(args.roofline, flops={"add": n, "add_strided": n}, title=f"vector addition of {n} float32")
     results = {"benchmark": "tuning", "n": n, "gpu": gpu, **steps,
                "speedup_device_over_numpy": steps["numpy_arrays_ms"] / steps["device_arrays_ms"],
                "report": str(report), "analysis": str(analysis), "env": env_info()}

@@ -35,22 +35,24 @@ class Profile(_core.Profile):
         roof = [bandwidth * x if not compute else min(bandwidth * x, compute) for x in xs]
         axes.plot(xs, roof, color="black", linewidth=1.5,
                   label=f"memory {bandwidth:.0f} GB/s" + (f", FP32 {compute / 1e3:.1f} TFLOP/s" if compute else ""))
+        unplaced = []
         for k in kernels:
-            if k["flops"] is not None and k["flops"] > 0:
-                x, y = k["flops"] / k["bytes"], k["gflops"]
-                marker = "o"
-            else:  # FLOPs unknown: its bandwidth, drawn where the memory roof's intensity would give it
-                x, y = k["gbs"] / bandwidth, k["gbs"]
-                marker = "s"
-            axes.scatter([x], [y], marker=marker, s=40, zorder=3)
+            if not k["flops"]:
+                unplaced.append(f"{k['name']}: {k['gbs']:.3g} GB/s ({100 * k['bandwidth_fraction']:.0f}% of the memory roof)")
+                continue
+            x, y = k["flops"] / k["bytes"], k["gflops"]
+            axes.scatter([x], [y], s=40, zorder=3)
             axes.annotate(f"{k['name']} ({k['mean_ms'] * 1e3:.1f} us)", (x, y), textcoords="offset points",
                           xytext=(5, 4), fontsize=8)
+        if unplaced:
+            axes.text(0.02, 0.98, "FLOPs unknown (pass flops=):\n" + "\n".join(unplaced), transform=axes.transAxes,
+                      va="top", fontsize=8)
         axes.set_xscale("log")
         axes.set_yscale("log")
         axes.set_xlabel("arithmetic intensity (FLOP / byte)")
         axes.set_ylabel("GFLOP/s")
         device = "CPU" if peaks["device"] == "cpu" else _core.Device(peaks["device"]).name
-        axes.set_title(title or f"roofline: {device}")
+        axes.set_title(f"{title} ({device})" if title else f"roofline: {device}")
         axes.grid(True, which="both", alpha=0.3)
         axes.legend(loc="lower right", fontsize=8)
         figure.tight_layout()
