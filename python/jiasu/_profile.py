@@ -38,7 +38,8 @@ class Profile(_core.Profile):
         unplaced = []
         for k in kernels:
             if not k["flops"]:
-                unplaced.append(f"{k['name']}: {k['gbs']:.3g} GB/s ({100 * k['bandwidth_fraction']:.0f}% of the memory roof)")
+                unplaced.append(f"{k['name']}: {k['gbs']:.3g} GB/s "
+                                f"({100 * k['bandwidth_fraction']:.0f}% of the memory roof)")
                 continue
             x, y = k["flops"] / k["bytes"], k["gflops"]
             axes.scatter([x], [y], s=40, zorder=3)
