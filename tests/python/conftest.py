@@ -7,6 +7,8 @@
   cache fixes its folder at the first compile, so this only affects subprocesses started by the test
   (or a process that has not compiled anything yet).
 * ``JIASU_TEST_SHARD=i/n``: run only the i-th of n interleaved parts of the collected tests.
+* ``JIASU_TEST_CURRENT=FILE``: each test's id is written to FILE as it starts, so that a process that dies
+  (a crash takes pytest's report with it) leaves the name of the test it was running.
 """
 import os
 import pathlib
@@ -44,6 +46,13 @@ def _select_shard(config, items):
         raise pytest.UsageError(f"JIASU_TEST_SHARD={shard!r}: expected i/n with 0 <= i < n")
     config.hook.pytest_deselected(items=[item for k, item in enumerate(items) if k % count != index])
     items[:] = [item for k, item in enumerate(items) if k % count == index]
+
+
+def pytest_runtest_logstart(nodeid, location):
+    path = os.environ.get("JIASU_TEST_CURRENT")
+    if path:
+        with open(path, "w") as f:
+            f.write(nodeid + "\n")
 
 
 @pytest.hookimpl(trylast=True)  # after -k and -m have deselected, so that the shards share what is left
