@@ -141,7 +141,19 @@ bool cudnn_convolution(cudnn::Pass pass, const Array& x, const Array& w, const A
   try {
     const size_t bytes = cudnn::prepare(problem, handle.handle);
     const std::shared_ptr<Allocation> workspace = bytes ? allocate_device(x.device(), bytes) : nullptr;
-    cudnn::set_stream(handle.handle, work_stream(nullptr));  // a graph's capture stream while one captures
+    // While a graph captures, the handle works on its capture stream, and on the default stream again after: the
+    // capture stream ends with its graph, and the handle must not keep pointing at it.
+    struct OnWorkStream {
+      void* handle;
+      explicit OnWorkStream(void* h) : handle(h) { cudnn::set_stream(handle, work_stream(nullptr)); }
+      ~OnWorkStream() {
+        if (!capturing()) return;
+        try {
+          cudnn::set_stream(handle, nullptr);
+        } catch (...) {  // the next call sets the stream again
+        }
+      }
+    } on_work_stream(handle.handle);
     const ProfiledCall timed("conv2d (cuDNN)", device, work_stream(nullptr));
     const auto held_x = x.memory()->hold(), held_w = w.memory()->hold(), held_y = y.memory()->hold();
     cudnn::execute(problem, handle.handle, reinterpret_cast<void*>(x.data()), reinterpret_cast<void*>(w.data()),
