@@ -1,6 +1,9 @@
 #include "runtime/graph.hpp"
 
+#include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
@@ -21,6 +24,30 @@ thread_local Graph* capturing_graph = nullptr;
   throw CudaError(cu::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", message);
 }
 
+// Graphs' own capture streams, by device: pooled and never destroyed, because the libraries that ran work on one
+// (cuDNN's handle, cuBLASLt) may keep its handle, and a destroyed stream's handle can come back as another's.
+std::mutex pool_mutex;
+auto* free_capture_streams = new std::map<int, std::vector<Stream*>>();  // leaked: streams outlive teardown
+
+Stream* take_capture_stream(int device) {
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    std::vector<Stream*>& free = (*free_capture_streams)[device];
+    if (!free.empty()) {
+      Stream* stream = free.back();
+      free.pop_back();
+      return stream;
+    }
+  }
+  // Non-blocking: the default stream's own work (frees in stream order) may go on while this one captures.
+  return new Stream(device, /*non_blocking=*/true);
+}
+
+void return_capture_stream(Stream* stream) {
+  std::lock_guard<std::mutex> lock(pool_mutex);
+  (*free_capture_streams)[stream->device()].push_back(stream);
+}
+
 }  // namespace
 
 void refuse_in_capture(const char* what) {
@@ -39,8 +66,7 @@ Graph::Graph(int device, cu::CUstream stream) : device_(device), replay_stream_(
   if (stream) {
     capture_stream_ = stream;
   } else {
-    // Non-blocking: the default stream's own work (frees in stream order) may go on while this one captures.
-    own_stream_ = std::make_unique<Stream>(device, /*non_blocking=*/true);
+    own_stream_ = take_capture_stream(device);
     capture_stream_ = own_stream_->handle();
   }
 }
@@ -50,6 +76,7 @@ Graph::~Graph() {
   const auto& d = cu::driver();
   if (exec_) d.cuGraphExecDestroy(exec_);
   if (graph_) d.cuGraphDestroy(graph_);
+  if (own_stream_) return_capture_stream(own_stream_);
 }
 
 void Graph::begin() {

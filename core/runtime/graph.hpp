@@ -65,7 +65,7 @@ class Graph {
  private:
   int device_;
   cu::CUstream replay_stream_;
-  std::unique_ptr<Stream> own_stream_;  // the capture stream when the caller gave none
+  Stream* own_stream_ = nullptr;  // the capture stream when the caller gave none: a pooled one, returned at the end
   cu::CUstream capture_stream_;
   cu::CUgraph graph_ = nullptr;
   cu::CUgraphExec exec_ = nullptr;
