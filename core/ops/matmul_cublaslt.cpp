@@ -229,7 +229,11 @@ void gemm(const Array& a, const Array& b, const Array& out, bool tf32, const cha
   const Api& lt = api();
   if (profiling()) [[unlikely]] {
     auto bytes = [](const Array& x) { return x.size() * static_cast<int64_t>(itemsize(x.dtype())); };
-    note_next_launch({"", bytes(a) + bytes(b), bytes(out), 2 * out.size() * a.shape().back()});
+    LaunchNote note;
+    note.bytes_read = bytes(a) + bytes(b);
+    note.bytes_written = bytes(out);
+    note.flops = 2 * out.size() * a.shape().back();
+    note_next_launch(std::move(note));
   }
   const ProfiledCall timed(std::string(op) + " (cuBLASLt)", device, work_stream(nullptr));
   // One call per index of the outer batch (usually one call in all).

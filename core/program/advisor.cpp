@@ -98,7 +98,7 @@ void advise_memory(KernelAdvice& k, const std::vector<AccessFinding>* findings) 
 }
 
 std::mutex findings_mutex;
-std::map<std::string, std::vector<AccessFinding>> latest_findings;  // by kernel name
+std::map<std::string, std::vector<AccessFinding>> latest_findings;  // by the kernel's origin
 
 }  // namespace
 
@@ -127,10 +127,10 @@ std::vector<AccessFinding> access_findings(const AccessReport& report) {
   return out;
 }
 
-void remember_access_report(const AccessReport& report) {
+void remember_access_report(const std::string& origin, const AccessReport& report) {
   std::vector<AccessFinding> findings = access_findings(report);
   std::lock_guard<std::mutex> lock(findings_mutex);
-  latest_findings[report.kernel] = std::move(findings);
+  latest_findings[origin] = std::move(findings);
 }
 
 ProfileReport advise(const Profile& profile, const std::map<std::string, int64_t>& flops) {
@@ -188,7 +188,7 @@ ProfileReport advise(const Profile& profile, const std::map<std::string, int64_t
     if (row.calls >= 20 && mean_us < 10 && row.device != kCpuDevice)
       k.advice.push_back(format("%zu launches of %.1f us each: launch overhead dominates; record the sequence in "
                                 "`with jiasu.graph()` and replay it, or fuse the kernels", row.calls, mean_us));
-    const auto found = findings.find(row.name);
+    const auto found = first.origin.empty() ? findings.end() : findings.find(first.origin);
     advise_memory(k, found != findings.end() ? &found->second : nullptr);
     report.kernels.push_back(std::move(k));
   }

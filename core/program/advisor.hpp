@@ -52,8 +52,9 @@ struct ProfileReport {
 
 // The findings of one k.analyze report: one per source line and memory space that ran.
 std::vector<AccessFinding> access_findings(const AccessReport& report);
-// Keeps a kernel's latest k.analyze findings (by kernel name) for the reports that follow to quote.
-void remember_access_report(const AccessReport& report);
+// Keeps the latest k.analyze findings of the kernel defined at `origin` (Specialization::origin) for the reports
+// that follow to quote.
+void remember_access_report(const std::string& origin, const AccessReport& report);
 
 // The report of a closed profile. `flops`: FLOPs per call by kernel name, for kernels whose arithmetic the caller
 // counted (a matmul's are counted already). Each kernel's advice quotes its latest k.analyze findings.

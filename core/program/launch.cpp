@@ -183,7 +183,10 @@ namespace {
 // writes, per array parameter, from their packed shapes (`packed(i)`: argument i's bytes {data, shape, ...}).
 template <typename Packed>
 LaunchNote launch_note(const Specialization& spec, Packed packed) {
-  LaunchNote note{spec.function().name, 0, 0};
+  LaunchNote note;
+  note.name = spec.function().name;
+  note.origin = spec.origin();
+  note.bytes_read = note.bytes_written = 0;
   const std::vector<fe::Param>& params = spec.function().params;
   for (size_t i = 0; i < params.size(); ++i) {
     const fe::Type& type = params[i].type;
@@ -284,7 +287,7 @@ AccessReport KernelLauncher::analyze_host(Specialization& spec, const LaunchConf
                    "loop iterations per thread)");
   }
   AccessReport report = access_report(kernel_name, config.grid, config.block, sites, trace.finish());
-  remember_access_report(report);  // for the advisor's reports to quote
+  remember_access_report(spec.origin(), report);  // for the advisor's reports to quote
   return report;
 }
 

@@ -82,6 +82,10 @@ int64_t Specialization::max_cooperative_blocks(int device, Dim3 block, size_t sh
   return host_cooperative_blocks(threads, host_emitted_locked().fiber_array_bytes);
 }
 
+std::string Specialization::origin() const {
+  return program_.sources.back()->source.file + ":" + std::to_string(program_.kernel().loc.line);
+}
+
 KernelResources Specialization::resources(int device) {
   if (device != kCpuDevice) return kernel_resources(kernel(device));
   const fe::Function& k = program_.kernel();

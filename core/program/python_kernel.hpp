@@ -27,6 +27,7 @@ class Specialization {
   const std::string& key() const { return key_; }
   const std::string& name() const { return program_.kernel().name; }  // the Python function's
   const fe::Function& function() const { return program_.kernel(); }  // the typed kernel: its name and parameters
+  std::string origin() const;  // "file:line" of the kernel's def
   const std::string& cuda_source() const { return emitted_.source; }
   // Per parameter: true when the kernel may store into it (NumPy arguments are copied back only then).
   const std::vector<bool>& written() const { return written_; }

@@ -44,6 +44,7 @@ void note_next_launch(LaunchNote note) {
 size_t profile_begin(LaunchRecord record, cu::CUstream stream) {
   if (has_note) {
     if (!next_note.name.empty()) record.name = std::move(next_note.name);
+    record.origin = std::move(next_note.origin);
     record.bytes_read = next_note.bytes_read;
     record.bytes_written = next_note.bytes_written;
     record.flops = next_note.flops;

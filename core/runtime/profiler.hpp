@@ -20,6 +20,7 @@ class Event;
 
 struct LaunchRecord {
   std::string name;  // the kernel's (a Python kernel's Python name), or the library call's
+  std::string origin;  // a Python kernel's "file:line" of its def, which tells kernels of one name apart
   int device = 0;    // kCpuDevice: the CPU backend
   Dim3 grid{1, 1, 1}, block{1, 1, 1};
   size_t shared_bytes = 0;        // dynamic shared memory
@@ -38,6 +39,7 @@ struct LaunchRecord {
 // its arrays' traffic. Kept for the launch that follows (the profiler's begin takes it).
 struct LaunchNote {
   std::string name;
+  std::string origin;  // LaunchRecord::origin
   int64_t bytes_read = -1, bytes_written = -1;
   int64_t flops = -1;
 };
