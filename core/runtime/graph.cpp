@@ -128,10 +128,10 @@ void Graph::end(bool keep) {
   }
   if (!updated_) {  // the first capture, or work of another shape: a new executable graph
     cu::CUgraphExec exec = nullptr;
-    const cu::CUresult i = d.cuGraphInstantiate(&exec, graph, 0);
+    const cu::CUresult i = d.cuGraphInstantiateWithFlags(&exec, graph, 0);
     if (i != cu::CUDA_SUCCESS) {
       d.cuGraphDestroy(graph);
-      cu::throw_error(i, "cuGraphInstantiate");
+      cu::throw_error(i, "cuGraphInstantiateWithFlags");
     }
     if (exec_) d.cuGraphExecDestroy(exec_);
     exec_ = exec;

@@ -232,7 +232,7 @@ const Entry kTable[] = {
     FN(cuFuncGetParamInfo, param_info), FN(cuFuncGetAttribute, func_attribute),
     FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, occupancy), FN(cuLaunchKernel, launch_kernel),
     FN(cuLaunchCooperativeKernel, launch_cooperative), FN(cuStreamBeginCapture, begin_capture),
-    FN(cuStreamEndCapture, end_capture), FN(cuGraphGetNodes, graph_nodes), FN(cuGraphInstantiate, graph_instantiate),
+    FN(cuStreamEndCapture, end_capture), FN(cuGraphGetNodes, graph_nodes), FN(cuGraphInstantiateWithFlags, graph_instantiate),
     FN(cuGraphExecUpdate, graph_update), FN(cuGraphLaunch, graph_launch), FN(cuGraphDestroy, graph_destroy),
     FN(cuGraphExecDestroy, graph_destroy),
 };
