@@ -49,6 +49,9 @@ void translate(const std::exception_ptr& error, void*) {
     PyErr_SetObject(type.ptr(), error.ptr());
   } catch (const NvrtcError& e) {
     raise("NvrtcError", e.what(), nb::str("log"), nb::str(e.log().c_str()));
+  } catch (const DistributedError& e) {
+    const char* kind = dynamic_cast<const DistributedTimeout*>(&e) ? "DistributedTimeoutError" : "DistributedError";
+    raise(kind, e.what(), nb::str("code"), nb::int_(e.code()));
   } catch (const LibraryNotFound& e) {
     raise("LibraryNotFoundError", e.what());
   } catch (const nb::cast_error&) {

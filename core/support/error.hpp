@@ -110,4 +110,20 @@ class Interrupted : public Error {
   using Error::Error;
 };
 
+// A collective, a communicator or the rendezvous store failed (maps to jiasu.DistributedError). `code` is the
+// library's result code where there is one (ncclResult_t), 0 otherwise.
+class DistributedError : public Error {
+ public:
+  explicit DistributedError(const std::string& message, int code = 0) : Error(message), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+// A peer did not answer within the timeout (maps to jiasu.DistributedTimeoutError, also a TimeoutError).
+class DistributedTimeout : public DistributedError {
+ public:
+  using DistributedError::DistributedError;
+};
+
 }  // namespace jiasu

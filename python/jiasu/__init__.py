@@ -5,8 +5,9 @@ Importing jiasu never touches the GPU: the CUDA driver and libraries are loaded 
 import sys as _sys
 
 from . import _core
-from ._errors import (CompileError, CudaError, CudaOutOfMemoryError, InvalidArrayError, JiasuError,
-                      LaunchError, LibraryNotFoundError, NvrtcError, PerformanceWarning)
+from ._errors import (CompileError, CudaError, CudaOutOfMemoryError, DistributedError, DistributedTimeoutError,
+                      InvalidArrayError, JiasuError, LaunchError, LibraryNotFoundError, NvrtcError,
+                      PerformanceWarning)
 from ._errors import ALL as _ALL_ERRORS
 
 _core._register_errors(_ALL_ERRORS)

@@ -44,9 +44,21 @@ class CompileError(JiasuError):
     reason: str = ""
 
 
+class DistributedError(JiasuError):
+    """A collective, a communicator or the rendezvous store failed. ``code`` is NCCL's result code where
+    there is one (0 otherwise)."""
+
+    code: int = 0
+
+
+class DistributedTimeoutError(DistributedError, TimeoutError):
+    """A peer did not answer within the timeout: it died, hung, or never joined."""
+
+
 class PerformanceWarning(UserWarning):
     """Something that works but costs time, such as NumPy arrays copied at every kernel launch."""
 
 
 ALL = {cls.__name__: cls for cls in (JiasuError, CudaError, CudaOutOfMemoryError, LaunchError,
-                                     InvalidArrayError, NvrtcError, LibraryNotFoundError, CompileError)}
+                                     InvalidArrayError, NvrtcError, LibraryNotFoundError, CompileError,
+                                     DistributedError, DistributedTimeoutError)}

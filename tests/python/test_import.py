@@ -68,7 +68,7 @@ def test_version_matches_pyproject():
 def test_error_hierarchy():
     assert issubclass(jiasu.JiasuError, RuntimeError)
     for cls in (jiasu.CudaError, jiasu.CudaOutOfMemoryError, jiasu.LaunchError, jiasu.InvalidArrayError,
-                jiasu.NvrtcError, jiasu.LibraryNotFoundError):
+                jiasu.NvrtcError, jiasu.LibraryNotFoundError, jiasu.DistributedError):
         assert issubclass(cls, jiasu.JiasuError), cls
         assert issubclass(cls, RuntimeError), cls
     assert issubclass(jiasu.CudaOutOfMemoryError, jiasu.CudaError)
@@ -79,6 +79,9 @@ def test_error_hierarchy():
     assert not issubclass(jiasu.NvrtcError, jiasu.CudaError)
     assert not issubclass(jiasu.LibraryNotFoundError, jiasu.CudaError)
     assert not issubclass(jiasu.LaunchError, MemoryError)
+    assert issubclass(jiasu.DistributedTimeoutError, jiasu.DistributedError)
+    assert issubclass(jiasu.DistributedTimeoutError, TimeoutError)  # `except TimeoutError` catches a lost peer
+    assert not issubclass(jiasu.DistributedError, jiasu.CudaError)
     # An out-of-memory error is caught by `except MemoryError`.
     with pytest.raises(MemoryError):
         raise jiasu.CudaOutOfMemoryError("out of memory")
