@@ -74,6 +74,7 @@ void bind_access_report(nb::module_& m);  // k.analyze's report, before bind_ker
 void bind_kernel(nb::module_& m);
 void bind_resources(nb::module_& m);  // KernelResources, Occupancy
 void bind_benchmark(nb::module_& m);  // jiasu.benchmark
+void bind_distributed(nb::module_& m);  // jiasu._core.distributed: communicators, collectives
 void bind_shapes(nb::module_& m);
 void bind_shape_methods(nb::class_<Array>& cls);
 

@@ -1,0 +1,457 @@
+#include "distributed/communicator.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "distributed/watchdog.hpp"
+#include "runtime/device.hpp"
+#include "runtime/graph.hpp"
+#include "runtime/memory.hpp"
+#include "runtime/stream.hpp"
+#include "support/error.hpp"
+#include "support/interrupt.hpp"
+#include "support/text.hpp"
+
+namespace jiasu::dist {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nccl::NcclComm;
+using nccl::NcclResult;
+
+Clock::time_point deadline_after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// Polls quickly at first (most waits are short), then every millisecond.
+void pause(int round) {
+  if (round < 50) std::this_thread::yield();
+  else std::this_thread::sleep_for(std::chrono::microseconds(round < 200 ? 50 : 1000));
+}
+
+// The NCCL calls this thread has issued inside `with group():` and the communicators they went to.
+struct OpenGroup {
+  int depth = 0;
+  std::vector<std::shared_ptr<Communicator>> touched;
+};
+thread_local OpenGroup open_group;
+
+nccl::NcclConfig non_blocking_config() {
+  nccl::NcclConfig config;
+  config.blocking = 0;
+  return config;
+}
+
+void check_buffer(const Array& a, int device, const char* what) {
+  if (a.on_host()) throw BadArgument(std::string(what) + " is a CPU-device array; NCCL moves GPU memory");
+  if (a.device() != device)
+    throw BadValue(std::string(what) + " is on GPU " + std::to_string(a.device()) +
+                   ", but this communicator's GPU is " + std::to_string(device));
+  if (!a.c_contiguous())
+    throw BadValue(std::string(what) + " must be C-contiguous; copy it with jiasu.ascontiguousarray(x)");
+  nccl::data_type(a.dtype());
+}
+
+std::string shape_text(const Shape& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// `out` must have `shape` and x's dtype.
+void check_out(const Array& x, const Array& out, const Shape& shape, int device) {
+  check_buffer(out, device, "out");
+  if (out.shape() != shape)
+    throw BadValue("out has shape " + shape_text(out.shape()) + "; this call's result has shape " + shape_text(shape));
+  if (out.dtype() != x.dtype())
+    throw BadValue(std::string("out has dtype ") + info(out.dtype()).name + "; the result's dtype is " +
+                   info(x.dtype()).name);
+}
+
+const void* ptr(const Array& a) { return reinterpret_cast<const void*>(a.data()); }
+void* mutable_ptr(const Array& a) { return reinterpret_cast<void*>(a.data()); }
+
+}  // namespace
+
+std::string new_unique_id() {
+  nccl::NcclUniqueId id;
+  nccl::check(nccl::api().ncclGetUniqueId(&id), "ncclGetUniqueId");
+  return std::string(id.internal, sizeof id.internal);
+}
+
+Communicator::Communicator(NcclComm handle, int rank, int world_size, int device, double timeout_s)
+    : handle_(handle), rank_(rank), world_size_(world_size), device_(device), timeout_s_(timeout_s) {}
+
+Communicator::~Communicator() {
+  if (handle_) nccl::api().ncclCommAbort(handle_);
+}
+
+std::shared_ptr<Communicator> Communicator::joined(NcclComm handle, int device, double timeout_s, Clock::time_point deadline) {
+  int rank = 0, world_size = 0;
+  std::shared_ptr<Communicator> comm(new Communicator(handle, 0, 0, device, timeout_s));
+  comm->wait_ready("joining the communicator", deadline);
+  nccl::check(nccl::api().ncclCommUserRank(handle, &rank), "ncclCommUserRank", handle);
+  nccl::check(nccl::api().ncclCommCount(handle, &world_size), "ncclCommCount", handle);
+  comm->rank_ = rank;
+  comm->world_size_ = world_size;
+  watch_communicator(comm);
+  return comm;
+}
+
+std::shared_ptr<Communicator> Communicator::create(const std::string& unique_id, int rank, int world_size, int device,
+                                                   double timeout_s) {
+  if (unique_id.size() != sizeof(nccl::NcclUniqueId))
+    throw BadValue("an NCCL unique id has " + std::to_string(sizeof(nccl::NcclUniqueId)) + " bytes, not " +
+                   std::to_string(unique_id.size()));
+  if (world_size < 1) throw BadValue("world_size must be at least 1, not " + std::to_string(world_size));
+  if (rank < 0 || rank >= world_size)
+    throw BadValue("rank " + std::to_string(rank) + " is outside a world of " + std::to_string(world_size));
+  if (!(timeout_s > 0)) throw BadValue("timeout must be a positive number of seconds");
+  require_gpu("jiasu.distributed needs a GPU");
+  if (device < 0 || device >= device_count())
+    throw BadValue("device " + std::to_string(device) + " does not exist (" + std::to_string(device_count()) +
+                   " GPUs are visible)");
+  const nccl::Api& api = nccl::api();
+  nccl::NcclUniqueId id;
+  std::memcpy(id.internal, unique_id.data(), sizeof id.internal);
+  nccl::NcclConfig config = non_blocking_config();
+  NcclComm handle = nullptr;
+  const Clock::time_point deadline = deadline_after(timeout_s);
+  activate(device);  // NCCL takes the current device
+  nccl::check(api.ncclCommInitRankConfig(&handle, world_size, id, rank, &config), "ncclCommInitRankConfig");
+  return joined(handle, device, timeout_s, deadline);
+}
+
+std::string Communicator::where() const {
+  return "rank " + std::to_string(rank_) + " of " + std::to_string(world_size_);
+}
+
+bool Communicator::alive() const {
+  std::lock_guard lock(mutex_);
+  return handle_ && !failure_;
+}
+
+void Communicator::raise_failure_locked() {
+  if (failure_->timeout) throw DistributedTimeout(failure_->message, failure_->code);
+  throw DistributedError(failure_->message, failure_->code);
+}
+
+NcclComm Communicator::usable_handle() {
+  std::lock_guard lock(mutex_);
+  if (failure_) raise_failure_locked();
+  return handle_;
+}
+
+void Communicator::fail_locked(Failure failure) {
+  if (failure_) return;
+  failure_ = std::move(failure);
+  work_.clear();
+  // Another thread may be inside an NCCL call on this handle: ncclCommAbort is how NCCL ends such a call.
+  if (NcclComm handle = std::exchange(handle_, nullptr)) nccl::api().ncclCommAbort(handle);
+}
+
+void Communicator::wait_ready(const char* what, Clock::time_point deadline) {
+  watch_interrupts();
+  for (int round = 0;; ++round) {
+    {
+      std::lock_guard lock(mutex_);
+      if (failure_) raise_failure_locked();
+      NcclResult state = nccl::kSuccess;
+      NcclResult r = nccl::api().ncclCommGetAsyncError(handle_, &state);
+      if (r == nccl::kSuccess && state == nccl::kSuccess) return;
+      if (r != nccl::kSuccess || state != nccl::kInProgress) {
+        const NcclResult code = r != nccl::kSuccess ? r : state;
+        fail_locked({std::string(what) + " on " + where() + " failed: " + nccl::error_text(code, handle_), code, false});
+        raise_failure_locked();
+      }
+      if (Clock::now() > deadline) {
+        fail_locked({format("%s on %s did not finish within %g s: a peer may have died, hung or not joined; the "
+                                  "communicator was aborted", what, where().c_str(), timeout_s_),
+                     nccl::kInProgress, true});
+        raise_failure_locked();
+      }
+    }
+    if (interrupted()) throw Interrupted(std::string(what) + " was interrupted");
+    pause(round);
+  }
+}
+
+void Communicator::record_pending() {
+  std::lock_guard lock(mutex_);
+  for (Work& w : work_) {
+    if (w.done) continue;
+    if (!spare_events_.empty()) {
+      w.done = std::move(spare_events_.back());
+      spare_events_.pop_back();
+    } else {
+      w.done = std::make_unique<Event>(device_, false);
+    }
+    w.done->record(w.stream);
+  }
+}
+
+template <typename Call>
+void Communicator::run(const char* what, cu::CUstream stream, const Call& call) {
+  stream = work_stream(stream);
+  NcclComm handle;
+  {
+    std::lock_guard lock(mutex_);
+    if (failure_) raise_failure_locked();
+    handle = handle_;
+    work_.push_back({what, deadline_after(timeout_s_), stream, nullptr});
+  }
+  activate(device_);
+  const NcclResult r = call(handle);
+  if (r != nccl::kSuccess && r != nccl::kInProgress) {
+    std::lock_guard lock(mutex_);
+    if (failure_) raise_failure_locked();  // the watchdog aborted the call
+    work_.pop_back();
+    throw DistributedError(std::string(what) + " on " + where() + " failed: " + nccl::error_text(r, handle), r);
+  }
+  if (open_group.depth > 0) {  // queued at the group's end
+    open_group.touched.push_back(shared_from_this());
+    return;
+  }
+  if (r == nccl::kInProgress) wait_ready(what, deadline_after(timeout_s_));
+  record_pending();
+}
+
+void Communicator::all_reduce(const Array& x, const Array& out, nccl::ReduceOp op, cu::CUstream stream) {
+  check_buffer(x, device_, "x");
+  check_out(x, out, x.shape(), device_);
+  run("all_reduce", stream, [&](NcclComm h) {
+    return nccl::api().ncclAllReduce(ptr(x), mutable_ptr(out), x.size(), nccl::data_type(x.dtype()), op, h, stream);
+  });
+}
+
+void Communicator::broadcast(const Array& x, int root, cu::CUstream stream) {
+  check_buffer(x, device_, "x");
+  check_peer(root, "root");
+  run("broadcast", stream, [&](NcclComm h) {
+    return nccl::api().ncclBroadcast(ptr(x), mutable_ptr(x), x.size(), nccl::data_type(x.dtype()), root, h, stream);
+  });
+}
+
+void Communicator::reduce(const Array& x, const Array& out, nccl::ReduceOp op, int root, cu::CUstream stream) {
+  check_buffer(x, device_, "x");
+  check_out(x, out, x.shape(), device_);
+  check_peer(root, "root");
+  run("reduce", stream, [&](NcclComm h) {
+    return nccl::api().ncclReduce(ptr(x), mutable_ptr(out), x.size(), nccl::data_type(x.dtype()), op, root, h,
+                                  stream);
+  });
+}
+
+Shape Communicator::gathered_shape(const Shape& x) const {
+  Shape shape{world_size_};
+  shape.insert(shape.end(), x.begin(), x.end());
+  return shape;
+}
+
+Shape Communicator::scattered_shape(const Shape& x) const {
+  if (x.empty() || x[0] % world_size_ != 0)
+    throw BadValue("x's first dimension must be divisible by the world size " + std::to_string(world_size_) +
+                   "; x has shape " + shape_text(x));
+  Shape shape = x;
+  shape[0] /= world_size_;
+  return shape;
+}
+
+Array Communicator::new_result(const Shape& shape, DType dtype, cu::CUstream stream) const {
+  Layout layout = contiguous_layout(shape, static_cast<int64_t>(itemsize(dtype)));
+  return Array(dtype, layout, allocate_device(device_, layout.size() * layout.itemsize, work_stream(stream)));
+}
+
+void Communicator::all_gather(const Array& x, const Array& out, cu::CUstream stream) {
+  check_buffer(x, device_, "x");
+  check_out(x, out, gathered_shape(x.shape()), device_);
+  run("all_gather", stream, [&](NcclComm h) {
+    return nccl::api().ncclAllGather(ptr(x), mutable_ptr(out), x.size(), nccl::data_type(x.dtype()), h, stream);
+  });
+}
+
+void Communicator::reduce_scatter(const Array& x, const Array& out, nccl::ReduceOp op, cu::CUstream stream) {
+  check_buffer(x, device_, "x");
+  check_out(x, out, scattered_shape(x.shape()), device_);
+  run("reduce_scatter", stream, [&](NcclComm h) {
+    return nccl::api().ncclReduceScatter(ptr(x), mutable_ptr(out), out.size(), nccl::data_type(x.dtype()), op, h,
+                                         stream);
+  });
+}
+
+// NCCL before 2.28 has no all-to-all call: one send and one receive per peer, in one group.
+void Communicator::all_to_all(const Array& x, const Array& out, cu::CUstream stream) {
+  check_buffer(x, device_, "x");
+  check_out(x, out, x.shape(), device_);
+  scattered_shape(x.shape());  // x's rows split evenly among the ranks
+  const int64_t block_bytes = x.nbytes() / world_size_;
+  const size_t count = static_cast<size_t>(x.size() / world_size_);
+  const int type = nccl::data_type(x.dtype());
+  run("all_to_all", stream, [&](NcclComm h) {
+    const nccl::Api& api = nccl::api();
+    NcclResult r = api.ncclGroupStart();
+    for (int peer = 0; peer < world_size_ && r == nccl::kSuccess; ++peer) {
+      r = api.ncclSend(reinterpret_cast<const char*>(ptr(x)) + peer * block_bytes, count, type, peer, h, stream);
+      if (r == nccl::kSuccess)
+        r = api.ncclRecv(reinterpret_cast<char*>(mutable_ptr(out)) + peer * block_bytes, count, type, peer, h, stream);
+    }
+    const NcclResult end = api.ncclGroupEnd();
+    return r != nccl::kSuccess ? r : end;
+  });
+}
+
+void Communicator::send(const Array& x, int peer, cu::CUstream stream) {
+  check_buffer(x, device_, "x");
+  check_peer(peer, "peer");
+  run("send", stream, [&](NcclComm h) {
+    return nccl::api().ncclSend(ptr(x), x.size(), nccl::data_type(x.dtype()), peer, h, stream);
+  });
+}
+
+void Communicator::recv(const Array& x, int peer, cu::CUstream stream) {
+  check_buffer(x, device_, "x");
+  check_peer(peer, "peer");
+  run("recv", stream, [&](NcclComm h) {
+    return nccl::api().ncclRecv(mutable_ptr(x), x.size(), nccl::data_type(x.dtype()), peer, h, stream);
+  });
+}
+
+void Communicator::check_peer(int peer, const char* what) const {
+  if (peer < 0 || peer >= world_size_)
+    throw BadValue(std::string(what) + " " + std::to_string(peer) + " is outside the communicator's ranks 0.." +
+                   std::to_string(world_size_ - 1));
+}
+
+void Communicator::barrier(cu::CUstream stream) {
+  if (open_group.depth > 0) throw BadValue("barrier() cannot be part of a group: it waits for the group's work");
+  if (!barrier_buffer_) barrier_buffer_ = std::make_unique<Array>(Array::empty({1}, DType::Int32, device_));
+  all_reduce(*barrier_buffer_, *barrier_buffer_, nccl::kSum, stream);
+  synchronize();
+}
+
+void Communicator::synchronize() {
+  watch_interrupts();
+  for (int round = 0;; ++round) {
+    watch();
+    {
+      std::lock_guard lock(mutex_);
+      if (failure_) raise_failure_locked();
+      if (work_.empty()) return;
+    }
+    if (interrupted()) throw Interrupted("waiting for the communicator's work was interrupted");
+    pause(round);
+  }
+}
+
+void Communicator::watch() {
+  std::lock_guard lock(mutex_);
+  if (!handle_ || failure_) return;
+  NcclResult state = nccl::kSuccess;
+  const NcclResult r = nccl::api().ncclCommGetAsyncError(handle_, &state);
+  if (r != nccl::kSuccess || (state != nccl::kSuccess && state != nccl::kInProgress)) {
+    const NcclResult code = r != nccl::kSuccess ? r : state;
+    fail_locked({"NCCL reported an error on " + where() + ": " + nccl::error_text(code, handle_) +
+                     "; the communicator was aborted",
+                 code, false});
+    return;
+  }
+  try {
+    activate(device_);
+    while (!work_.empty()) {
+      Work& w = work_.front();
+      if (w.done && w.done->done()) {
+        spare_events_.push_back(std::move(w.done));
+        work_.pop_front();
+        continue;
+      }
+      if (Clock::now() > w.deadline)
+        fail_locked({format("%s on %s did not finish within %g s: a peer may have died, hung or not called "
+                                  "it; the communicator was aborted", w.what.c_str(), where().c_str(), timeout_s_),
+                     0, true});
+      break;
+    }
+  } catch (const std::exception& e) {  // the GPU failed (a sticky CUDA error)
+    fail_locked({std::string("the GPU work of ") + where() + " failed: " + e.what(), 0, false});
+  }
+}
+
+std::shared_ptr<Communicator> Communicator::split(int color, int key) {
+  if (open_group.depth > 0) throw BadValue("split() cannot be part of a group");
+  NcclComm parent = usable_handle();
+  constexpr int kNoColor = -1;  // NCCL_SPLIT_NOCOLOR
+  nccl::NcclConfig config = non_blocking_config();
+  NcclComm child = nullptr;
+  const Clock::time_point deadline = deadline_after(timeout_s_);
+  activate(device_);
+  const NcclResult r = nccl::api().ncclCommSplit(parent, color < 0 ? kNoColor : color, key, &child, &config);
+  nccl::check(r, "ncclCommSplit", parent);
+  if (!child) {
+    wait_ready("split", deadline);
+    return nullptr;
+  }
+  return joined(child, device_, timeout_s_, deadline);
+}
+
+void Communicator::abort() {
+  std::lock_guard lock(mutex_);
+  fail_locked({"the communicator of " + where() + " was aborted", 0, false});
+}
+
+void Communicator::destroy() {
+  try {
+    synchronize();
+  } catch (const DistributedError&) {
+    return;  // failed, so already aborted
+  }
+  NcclComm handle;
+  {
+    std::lock_guard lock(mutex_);
+    if (failure_) return;
+    failure_ = Failure{"the communicator of " + where() + " was destroyed", 0, false};
+    handle = std::exchange(handle_, nullptr);
+  }
+  const nccl::Api& api = nccl::api();
+  activate(device_);
+  const Clock::time_point deadline = deadline_after(timeout_s_);
+  NcclResult state = api.ncclCommFinalize(handle);
+  for (int round = 0; state == nccl::kInProgress || state == nccl::kSuccess; ++round) {
+    if (api.ncclCommGetAsyncError(handle, &state) != nccl::kSuccess || state != nccl::kInProgress) break;
+    if (Clock::now() > deadline) break;
+    pause(round);
+  }
+  if (state == nccl::kSuccess) api.ncclCommDestroy(handle);
+  else api.ncclCommAbort(handle);  // finalizing failed or did not end: free what can be freed
+}
+
+void group_start() {
+  nccl::check(nccl::api().ncclGroupStart(), "ncclGroupStart");
+  ++open_group.depth;
+}
+
+void group_end() {
+  if (open_group.depth == 0) throw BadValue("group_end() without group_start()");
+  const NcclResult r = nccl::api().ncclGroupEnd();
+  if (--open_group.depth > 0) {
+    nccl::check(r, "ncclGroupEnd");
+    return;
+  }
+  auto touched = std::move(open_group.touched);
+  open_group.touched.clear();
+  for (auto& comm : touched) {
+    if (r != nccl::kSuccess && r != nccl::kInProgress) {  // nothing of the group was queued
+      std::lock_guard lock(comm->mutex_);
+      auto& work = comm->work_;
+      work.erase(std::remove_if(work.begin(), work.end(), [](const Communicator::Work& w) { return !w.done; }),
+                 work.end());
+      continue;
+    }
+    if (r == nccl::kInProgress) comm->wait_ready("the group", deadline_after(comm->timeout_s_));
+    comm->record_pending();
+  }
+  nccl::check(r, "ncclGroupEnd");
+}
+
+}  // namespace jiasu::dist

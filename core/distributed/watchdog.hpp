@@ -1,0 +1,18 @@
+// The watchdog: one background thread that checks every live communicator a few times per millisecond-scale
+// tick (Communicator::watch): finished work is retired, overdue work or an asynchronous NCCL error aborts the
+// communicator, so that a lost peer makes the survivors raise instead of hanging.
+#pragma once
+
+#include <memory>
+
+namespace jiasu::dist {
+
+class Communicator;
+
+// Watches `comm` for as long as it lives; starts the thread at the first call.
+void watch_communicator(const std::weak_ptr<Communicator>& comm);
+// At exit: stops and joins the thread, and aborts the communicators still alive (their outstanding work was
+// waited for by the Python layer's exit hook). A later watch_communicator starts the thread again.
+void shutdown();
+
+}  // namespace jiasu::dist
