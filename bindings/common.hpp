@@ -76,6 +76,7 @@ void bind_resources(nb::module_& m);  // KernelResources, Occupancy
 void bind_benchmark(nb::module_& m);  // jiasu.benchmark
 void bind_distributed(nb::module_& m);  // jiasu._core.distributed: communicators, collectives
 void bind_shapes(nb::module_& m);
+void bind_store(nb::module_& m);  // jiasu.distributed.TCPStore
 void bind_shape_methods(nb::class_<Array>& cls);
 
 // Shared by the launch paths (launch.cpp, kernel.cpp).

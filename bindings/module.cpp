@@ -18,5 +18,6 @@ NB_MODULE(_core, m) {
   jiasu::py::bind_access_report(m);
   jiasu::py::bind_kernel(m);
   jiasu::py::bind_benchmark(m);
+  jiasu::py::bind_store(m);
   jiasu::py::bind_distributed(m);
 }

@@ -12,6 +12,7 @@ import os
 
 from .. import _core
 from ._collectives import Communicator, group
+from ._store import TCPStore, store_from_environment
 
 __all__ = ["Communicator", "TCPStore", "all_gather", "all_reduce", "all_to_all", "barrier", "broadcast", "destroy",
            "destroy_process_group", "get_rank", "get_world_size", "group", "init", "is_initialized", "recv",
@@ -20,13 +21,6 @@ __all__ = ["Communicator", "TCPStore", "all_gather", "all_reduce", "all_to_all",
 UNIQUE_ID_KEY = "jiasu/nccl/unique_id"
 _default = None  # the Communicator made by init()
 _own_store = None  # the TCPStore init() made, if it made one
-
-
-def __getattr__(name):
-    if name == "TCPStore":  # the rendezvous store; imported when first asked for
-        from ._store import TCPStore
-        return TCPStore
-    raise AttributeError(f"module 'jiasu.distributed' has no attribute '{name}'")
 
 
 def _env_int(name, given):
@@ -43,6 +37,7 @@ def _env_int(name, given):
 
 def _exchange_id(rank, world_size, how, store, timeout):
     """The NCCL unique id, made by rank 0 and shared with the others."""
+    global _own_store
     if world_size == 1:
         return _core.distributed.unique_id()
     if how == "torch":
@@ -54,14 +49,7 @@ def _exchange_id(rank, world_size, how, store, timeout):
         from mpi4py import MPI
         return MPI.COMM_WORLD.bcast(_core.distributed.unique_id() if rank == 0 else None, root=0)
     if store is None:
-        from ._store import TCPStore
-        host = os.environ.get("MASTER_ADDR")
-        port = os.environ.get("MASTER_PORT")
-        if host is None or port is None:
-            raise ValueError("a world of more than one process needs MASTER_ADDR and MASTER_PORT (or store=): "
-                             "start it with python -m jiasu.launch, or set them")
-        store = TCPStore(host, int(port), world_size, is_master=rank == 0, timeout=timeout)
-        global _own_store
+        store = store_from_environment(rank, world_size, timeout)
         _own_store = store  # rank 0's serves the others: kept until destroy()
     if rank == 0:
         unique_id = _core.distributed.unique_id()
