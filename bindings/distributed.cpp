@@ -10,7 +10,7 @@
 namespace jiasu::py {
 namespace {
 
-using dist::Communicator;
+using distributed::Communicator;
 
 // out when given (checked by the core), else a new array of `shape` made for the call.
 struct Result {
@@ -100,18 +100,18 @@ nb::object recv(Communicator& c, nb::handle x, int peer, nb::handle stream) {
 void bind_distributed(nb::module_& m) {
   nb::module_ d = m.def_submodule("distributed", "NCCL communicators (core/distributed)");
   d.def("unique_id", [] { 
-        const std::string id = dist::new_unique_id();
+        const std::string id = distributed::new_unique_id();
         return nb::bytes(id.data(), id.size());
       },
         "A fresh NCCL unique id (128 bytes): rank 0 makes it and shares it with the others.");
-  d.def("group_start", &dist::group_start);
+  d.def("group_start", &distributed::group_start);
   d.def("group_end", [] {
     nb::gil_scoped_release released;
-    dist::group_end();
+    distributed::group_end();
   });
   d.def("shutdown", [] {
     nb::gil_scoped_release released;
-    dist::shutdown();
+    distributed::shutdown();
   }, "Stops the watchdog and aborts the communicators still alive (at exit).");
   d.def("nccl_version", [] { return nccl::api().version; });
 

@@ -15,7 +15,7 @@
 #include "support/interrupt.hpp"
 #include "support/text.hpp"
 
-namespace jiasu::dist {
+namespace jiasu::distributed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -454,4 +454,4 @@ void group_end() {
   nccl::check(r, "ncclGroupEnd");
 }
 
-}  // namespace jiasu::dist
+}  // namespace jiasu::distributed

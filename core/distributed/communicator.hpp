@@ -20,7 +20,7 @@ namespace jiasu {
 
 class Event;
 
-namespace dist {
+namespace distributed {
 
 // A fresh ncclUniqueId (rank 0 makes it; the others receive it), as its 128 bytes.
 std::string new_unique_id();
@@ -125,5 +125,5 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
 void group_start();
 void group_end();
 
-}  // namespace dist
+}  // namespace distributed
 }  // namespace jiasu

@@ -8,7 +8,7 @@
 
 #include "distributed/communicator.hpp"
 
-namespace jiasu::dist {
+namespace jiasu::distributed {
 namespace {
 
 constexpr auto kTick = std::chrono::milliseconds(10);
@@ -80,4 +80,4 @@ void shutdown() {
   for (auto& comm : comms) comm->abort();
 }
 
-}  // namespace jiasu::dist
+}  // namespace jiasu::distributed

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-namespace jiasu::dist {
+namespace jiasu::distributed {
 
 class Communicator;
 
@@ -15,4 +15,4 @@ void watch_communicator(const std::weak_ptr<Communicator>& comm);
 // waited for by the Python layer's exit hook). A later watch_communicator starts the thread again.
 void shutdown();
 
-}  // namespace jiasu::dist
+}  // namespace jiasu::distributed
