@@ -116,16 +116,18 @@ void bind_distributed(nb::module_& m) {
   d.def("nccl_version", [] { return nccl::api().version; });
 
   nb::class_<Communicator>(d, "Communicator")
-      .def_static("create", [](nb::bytes id, int rank, int world_size, int device, double timeout) {
+      .def_static("create", [](nb::bytes id, int rank, int world_size, int device, double timeout, bool check_calls) {
         std::string bytes(id.c_str(), id.size());
         nb::gil_scoped_release released;
-        return Communicator::create(bytes, rank, world_size, device, timeout);
-      }, nb::arg("unique_id"), nb::arg("rank"), nb::arg("world_size"), nb::arg("device"), nb::arg("timeout"))
+        return Communicator::create(bytes, rank, world_size, device, timeout, check_calls);
+      }, nb::arg("unique_id"), nb::arg("rank"), nb::arg("world_size"), nb::arg("device"), nb::arg("timeout"),
+         nb::arg("check_calls") = false)
       .def_prop_ro("rank", &Communicator::rank)
       .def_prop_ro("world_size", &Communicator::world_size)
       .def_prop_ro("device", &Communicator::device)
       .def_prop_ro("timeout", &Communicator::timeout_s)
       .def_prop_ro("alive", &Communicator::alive)
+      .def_prop_ro("check_calls", &Communicator::check_calls)
       .def("all_reduce", &all_reduce, nb::arg("x"), nb::arg("op"), nb::arg("out").none(), nb::arg("stream").none())
       .def("reduce", &reduce, nb::arg("x"), nb::arg("root"), nb::arg("op"), nb::arg("out").none(),
            nb::arg("stream").none())

@@ -102,7 +102,7 @@ std::shared_ptr<Communicator> Communicator::joined(NcclComm handle, int device, 
 }
 
 std::shared_ptr<Communicator> Communicator::create(const std::string& unique_id, int rank, int world_size, int device,
-                                                   double timeout_s) {
+                                                   double timeout_s, bool check_calls) {
   if (unique_id.size() != sizeof(nccl::NcclUniqueId))
     throw BadValue("an NCCL unique id has " + std::to_string(sizeof(nccl::NcclUniqueId)) + " bytes, not " +
                    std::to_string(unique_id.size()));
@@ -122,7 +122,9 @@ std::shared_ptr<Communicator> Communicator::create(const std::string& unique_id,
   const Clock::time_point deadline = deadline_after(timeout_s);
   activate(device);  // NCCL takes the current device
   nccl::check(api.ncclCommInitRankConfig(&handle, world_size, id, rank, &config), "ncclCommInitRankConfig");
-  return joined(handle, device, timeout_s, deadline);
+  std::shared_ptr<Communicator> comm = joined(handle, device, timeout_s, deadline);
+  comm->check_calls_ = check_calls;
+  return comm;
 }
 
 std::string Communicator::where() const {
@@ -222,6 +224,7 @@ void Communicator::run(const char* what, cu::CUstream stream, const Call& call) 
 void Communicator::all_reduce(const Array& x, const Array& out, nccl::ReduceOp op, cu::CUstream stream) {
   check_buffer(x, device_, "x");
   check_out(x, out, x.shape(), device_);
+  check_agreement("all_reduce", x, op, -1, stream);
   run("all_reduce", stream, [&](NcclComm h) {
     return nccl::api().ncclAllReduce(ptr(x), mutable_ptr(out), x.size(), nccl::data_type(x.dtype()), op, h, stream);
   });
@@ -230,6 +233,7 @@ void Communicator::all_reduce(const Array& x, const Array& out, nccl::ReduceOp o
 void Communicator::broadcast(const Array& x, int root, cu::CUstream stream) {
   check_buffer(x, device_, "x");
   check_peer(root, "root");
+  check_agreement("broadcast", x, -1, root, stream);
   run("broadcast", stream, [&](NcclComm h) {
     return nccl::api().ncclBroadcast(ptr(x), mutable_ptr(x), x.size(), nccl::data_type(x.dtype()), root, h, stream);
   });
@@ -239,6 +243,7 @@ void Communicator::reduce(const Array& x, const Array& out, nccl::ReduceOp op, i
   check_buffer(x, device_, "x");
   check_out(x, out, x.shape(), device_);
   check_peer(root, "root");
+  check_agreement("reduce", x, op, root, stream);
   run("reduce", stream, [&](NcclComm h) {
     return nccl::api().ncclReduce(ptr(x), mutable_ptr(out), x.size(), nccl::data_type(x.dtype()), op, root, h,
                                   stream);
@@ -268,6 +273,7 @@ Array Communicator::new_result(const Shape& shape, DType dtype, cu::CUstream str
 void Communicator::all_gather(const Array& x, const Array& out, cu::CUstream stream) {
   check_buffer(x, device_, "x");
   check_out(x, out, gathered_shape(x.shape()), device_);
+  check_agreement("all_gather", x, -1, -1, stream);
   run("all_gather", stream, [&](NcclComm h) {
     return nccl::api().ncclAllGather(ptr(x), mutable_ptr(out), x.size(), nccl::data_type(x.dtype()), h, stream);
   });
@@ -276,6 +282,7 @@ void Communicator::all_gather(const Array& x, const Array& out, cu::CUstream str
 void Communicator::reduce_scatter(const Array& x, const Array& out, nccl::ReduceOp op, cu::CUstream stream) {
   check_buffer(x, device_, "x");
   check_out(x, out, scattered_shape(x.shape()), device_);
+  check_agreement("reduce_scatter", x, op, -1, stream);
   run("reduce_scatter", stream, [&](NcclComm h) {
     return nccl::api().ncclReduceScatter(ptr(x), mutable_ptr(out), out.size(), nccl::data_type(x.dtype()), op, h,
                                          stream);
@@ -290,6 +297,7 @@ void Communicator::all_to_all(const Array& x, const Array& out, cu::CUstream str
   const int64_t block_bytes = x.nbytes() / world_size_;
   const size_t count = static_cast<size_t>(x.size() / world_size_);
   const int type = nccl::data_type(x.dtype());
+  check_agreement("all_to_all", x, -1, -1, stream);
   run("all_to_all", stream, [&](NcclComm h) {
     const nccl::Api& api = nccl::api();
     NcclResult r = api.ncclGroupStart();
@@ -317,6 +325,53 @@ void Communicator::recv(const Array& x, int peer, cu::CUstream stream) {
   run("recv", stream, [&](NcclComm h) {
     return nccl::api().ncclRecv(mutable_ptr(x), x.size(), nccl::data_type(x.dtype()), peer, h, stream);
   });
+}
+
+// The collectives check_agreement knows, by their code in a call record.
+constexpr const char* kCollectives[] = {"all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter",
+                                        "all_to_all"};
+constexpr const char* kOps[] = {"sum", "prod", "max", "min", "avg"};
+
+void Communicator::check_agreement(const char* what, const Array& x, int op, int root, cu::CUstream stream) {
+  if (!check_calls_ || open_group.depth > 0) return;
+  constexpr int kFields = 5;  // collective, dtype, count, op, root
+  int64_t mine[kFields] = {0, static_cast<int64_t>(x.dtype()), x.size(), op, root};
+  while (std::strcmp(kCollectives[mine[0]], what) != 0) ++mine[0];
+  if (!call_record_) {
+    call_record_ = std::make_unique<Array>(Array::empty({kFields}, DType::Int64, device_));
+    call_records_ = std::make_unique<Array>(Array::empty({world_size_, kFields}, DType::Int64, device_));
+  }
+  stream = work_stream(stream);
+  call_record_->copy_from_host(mine, stream, true);
+  run("the argument check", stream, [&](NcclComm h) {
+    return nccl::api().ncclAllGather(ptr(*call_record_), mutable_ptr(*call_records_), kFields,
+                                     nccl::data_type(DType::Int64), h, stream);
+  });
+  synchronize();
+  std::vector<int64_t> all(static_cast<size_t>(world_size_) * kFields);
+  call_records_->copy_to_host(all.data(), stream, true);
+  auto describe = [&](const int64_t* r) {
+    std::string text = format("%s of %lld %s", kCollectives[r[0]], static_cast<long long>(r[2]),
+                              info(static_cast<DType>(r[1])).name);
+    if (r[3] >= 0) text += std::string(" (") + kOps[r[3]] + ")";
+    if (r[4] >= 0) text += format(" with root %lld", static_cast<long long>(r[4]));
+    return text;
+  };
+  bool agree = true;
+  for (int r = 0; r < world_size_; ++r) agree = agree && std::equal(mine, mine + kFields, all.data() + r * kFields);
+  if (agree) return;
+  // Every rank's call, ranks that made the same one together: "ranks 0, 2 called ...; rank 1 called ...".
+  std::vector<std::pair<std::string, std::string>> calls;  // (call, its ranks)
+  for (int r = 0; r < world_size_; ++r) {
+    const std::string call = describe(all.data() + r * kFields);
+    auto same = std::find_if(calls.begin(), calls.end(), [&](const auto& c) { return c.first == call; });
+    if (same == calls.end()) calls.emplace_back(call, "rank " + std::to_string(r));
+    else same->second = (same->second.rfind("rank ", 0) == 0 ? "ranks " + same->second.substr(5) : same->second) +
+                        ", " + std::to_string(r);
+  }
+  std::string text;
+  for (const auto& [call, ranks] : calls) text += (text.empty() ? "" : "; ") + ranks + " called " + call;
+  throw BadValue("the ranks' calls disagree (seen by " + where() + "): " + text + "; nothing was sent");
 }
 
 void Communicator::check_peer(int peer, const char* what) const {
@@ -392,7 +447,9 @@ std::shared_ptr<Communicator> Communicator::split(int color, int key) {
     wait_ready("split", deadline);
     return nullptr;
   }
-  return joined(child, device_, timeout_s_, deadline);
+  std::shared_ptr<Communicator> comm = joined(child, device_, timeout_s_, deadline);
+  comm->check_calls_ = check_calls_;
+  return comm;
 }
 
 void Communicator::abort() {

@@ -29,8 +29,9 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
  public:
   // Joins the communicator of `world_size` ranks named by `unique_id` as `rank`, on GPU `device`. Waits
   // (polling) until NCCL has connected every rank, at most `timeout_s` seconds (then DistributedTimeout).
+  // check_calls: debug mode, where every collective first compares its arguments across the ranks (below).
   static std::shared_ptr<Communicator> create(const std::string& unique_id, int rank, int world_size, int device,
-                                              double timeout_s);
+                                              double timeout_s, bool check_calls = false);
   ~Communicator();  // aborts a communicator that was not destroyed
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -39,6 +40,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int world_size() const { return world_size_; }
   int device() const { return device_; }
   double timeout_s() const { return timeout_s_; }
+  bool check_calls() const { return check_calls_; }
 
   // The collectives. Arrays are contiguous GPU arrays on this communicator's device; `out` may be x itself
   // (in place). Each is queued on `stream` (null: the default stream) and returns once NCCL has queued it.
@@ -109,6 +111,10 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   void fail_locked(Failure failure);
   std::string where() const;  // "rank 1 of 2"
   void check_peer(int peer, const char* what) const;  // BadValue outside 0..world_size-1
+  // Debug mode: before a collective, every rank's (call, dtype, count, op, root) is gathered and compared; ranks
+  // that disagree would hang or mix unrelated data in NCCL, so all of them raise BadValue instead, naming what
+  // each rank passed. Costs one small all_gather and a wait per collective; not inside a group.
+  void check_agreement(const char* what, const Array& x, int op, int root, cu::CUstream stream);
 
   mutable std::mutex mutex_;
   nccl::NcclComm handle_;  // null once destroyed or aborted
@@ -116,8 +122,10 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::optional<Failure> failure_;
   std::vector<std::unique_ptr<Event>> spare_events_;  // events of finished work, reused
   std::unique_ptr<Array> barrier_buffer_;  // one int32 element, made at the first barrier
+  std::unique_ptr<Array> call_record_, call_records_;  // check_agreement's: this rank's, and every rank's
   int rank_, world_size_, device_;
   double timeout_s_;
+  bool check_calls_ = false;
 };
 
 // with jiasu.distributed.group(): NCCL calls between group_start and group_end (of any communicator of this

@@ -4,7 +4,6 @@ processes through files and reduces with NCCL's semantics) and the stand-in libc
 whose device memory is host memory. Worlds of 2 and 3 processes run every collective against NumPy; a rank killed
 mid-job makes the others raise DistributedTimeoutError instead of hanging. The real NCCL runs in
 tests/python/gpu/test_distributed_gpu.py."""
-import importlib.util
 import os
 import shutil
 import socket
@@ -17,10 +16,6 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-needs_store = pytest.mark.skipif(importlib.util.find_spec("jiasu.distributed._store") is None,
-                                 reason="the rendezvous store (jiasu.distributed._store) is not in this build")
-
 
 @pytest.fixture(scope="module")
 def fakes(tmp_path_factory):
@@ -253,7 +248,6 @@ def test_async_error_fails_the_communicator(fakes, tmp_path):
     """)
 
 
-@needs_store
 @pytest.mark.parametrize("world", [2, 3])
 def test_every_collective_against_numpy(fakes, tmp_path, world):
     results = run_world(fakes, tmp_path, world, """
@@ -286,7 +280,6 @@ def test_every_collective_against_numpy(fakes, tmp_path, world):
     assert_all_ok(results)
 
 
-@needs_store
 def test_groups_point_to_point_and_split(fakes, tmp_path):
     results = run_world(fakes, tmp_path, 3, """
         comm = dist.init(timeout=60)
@@ -328,7 +321,6 @@ def test_groups_point_to_point_and_split(fakes, tmp_path):
     assert_all_ok(results)
 
 
-@needs_store
 def test_a_killed_peer_makes_the_others_time_out(fakes, tmp_path):
     results = run_world(fakes, tmp_path, 3, """
         dist.init(timeout=3)
@@ -354,3 +346,25 @@ def test_a_killed_peer_makes_the_others_time_out(fakes, tmp_path):
     for code, output, seconds in results[:2]:
         assert code == 0 and "TIMED OUT" in output and "ALL OK" in output, output
         assert seconds < 25, output  # the 3 s timeout, not the stand-in's own 30 s limit
+
+
+def test_debug_mode_finds_calls_that_disagree(fakes, tmp_path):
+    results = run_world(fakes, tmp_path, 2, """
+        comm = dist.init(timeout=60)
+        rank = comm.rank
+        assert comm._comm.check_calls
+        a = gpu(np.full(8, rank + 1, np.float32))
+        expect(host(dist.all_reduce(a)), np.full(8, 3.0), "float32")  # calls that agree go through
+        # Rank 1 passes more elements: without the check NCCL would hang or mix data; here both ranks raise.
+        message = error_of(lambda: dist.all_reduce(gpu(np.ones(8 + rank, np.float32))))
+        assert message == (f"ValueError: the ranks' calls disagree (seen by rank {rank} of 2): rank 0 called all_reduce "
+                           "of 8 float32 (sum); rank 1 called all_reduce of 9 float32 (sum); nothing was sent"), message
+        message = error_of(lambda: dist.broadcast(gpu(np.ones(4, ["float32", "int32"][rank])), root=rank))
+        assert "broadcast of 4 int32 with root 1" in message and "broadcast of 4 float32 with root 0" in message, message
+        message = error_of(lambda: dist.all_reduce(a, ["sum", "max"][rank]))
+        assert "(sum)" in message and "(max)" in message, message
+        # Nothing was sent, so the communicator is still in step.
+        expect(host(dist.all_gather(gpu(np.full(3, rank, np.int64)))), np.array([[0] * 3, [1] * 3]), "int64")
+        dist.destroy()
+    """, JIASU_DISTRIBUTED_DEBUG="1")
+    assert_all_ok(results)

@@ -70,12 +70,20 @@ def _id_exchange(how, world_size):
     return how
 
 
-def init(rank=None, world_size=None, device=None, *, timeout=300.0, store=None, id_exchange=None):
+def _debug_from_environment(debug):
+    if debug is not None:
+        return bool(debug)
+    return os.environ.get("JIASU_DISTRIBUTED_DEBUG", "0") not in ("", "0")
+
+
+def init(rank=None, world_size=None, device=None, *, timeout=300.0, store=None, id_exchange=None, debug=None):
     """Joins the default communicator: this process is ``rank`` of ``world_size`` (default: $RANK and
     $WORLD_SIZE, or a world of one), on GPU ``device`` (default: $LOCAL_RANK, else rank modulo the GPU count).
     Rank 0 makes NCCL's unique id and shares it through ``store`` (a TCPStore; default: one at $MASTER_ADDR:
     $MASTER_PORT), an initialised torch.distributed (id_exchange="torch", the default when it is initialised) or
-    MPI (id_exchange="mpi", through mpi4py). ``timeout`` (seconds) bounds joining and every collective."""
+    MPI (id_exchange="mpi", through mpi4py). ``timeout`` (seconds or a timedelta) bounds joining and every
+    collective. ``debug`` (default: $JIASU_DISTRIBUTED_DEBUG=1) compares every collective's arguments across the
+    ranks before it runs, and raises ValueError on all of them when they disagree."""
     global _default
     if _default is not None:
         raise RuntimeError("jiasu.distributed is already initialised; call destroy() first")
@@ -87,6 +95,8 @@ def init(rank=None, world_size=None, device=None, *, timeout=300.0, store=None, 
         if world_size != 1:
             raise ValueError("rank is not given and $RANK is not set")
         rank = 0
+    if hasattr(timeout, "total_seconds"):
+        timeout = timeout.total_seconds()
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
     if world_size < 1 or not 0 <= rank < world_size:
@@ -96,7 +106,8 @@ def init(rank=None, world_size=None, device=None, *, timeout=300.0, store=None, 
         count = _core.device_count()
         device = local_rank if local_rank is not None else rank % max(count, 1)
     unique_id = _exchange_id(rank, world_size, _id_exchange(id_exchange, world_size), store, float(timeout))
-    _default = Communicator(_core.distributed.Communicator.create(unique_id, rank, world_size, device, float(timeout)))
+    _default = Communicator(_core.distributed.Communicator.create(unique_id, rank, world_size, device, float(timeout),
+                                                                  _debug_from_environment(debug)))
     _core.set_device(device)
     return _default
 
