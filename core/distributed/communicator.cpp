@@ -1,7 +1,9 @@
 #include "distributed/communicator.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -41,7 +43,13 @@ thread_local OpenGroup open_group;
 
 nccl::NcclConfig non_blocking_config() {
   nccl::NcclConfig config;
+  std::memset(&config, 0, sizeof config);  // no stray bytes in the padding NCCL copies with the fields
+  config.size = sizeof config;
+  config.magic = nccl::kConfigMagic;
+  config.version = nccl::kConfigVersion;
   config.blocking = 0;
+  config.cga_cluster_size = config.min_ctas = config.max_ctas = config.split_share = nccl::kConfigUndefInt;
+  config.net_name = nullptr;
   return config;
 }
 
@@ -86,7 +94,12 @@ Communicator::Communicator(NcclComm handle, int rank, int world_size, int device
     : handle_(handle), rank_(rank), world_size_(world_size), device_(device), timeout_s_(timeout_s) {}
 
 Communicator::~Communicator() {
-  if (handle_) nccl::api().ncclCommAbort(handle_);
+  if (!handle_) return;
+  try {
+    activate(device_);
+  } catch (const std::exception&) {  // the driver is gone (exit): abort what can be aborted
+  }
+  nccl::api().ncclCommAbort(handle_);
 }
 
 std::shared_ptr<Communicator> Communicator::joined(NcclComm handle, int device, double timeout_s, Clock::time_point deadline) {
@@ -110,6 +123,9 @@ std::shared_ptr<Communicator> Communicator::create(const std::string& unique_id,
   if (rank < 0 || rank >= world_size)
     throw BadValue("rank " + std::to_string(rank) + " is outside a world of " + std::to_string(world_size));
   if (!(timeout_s > 0)) throw BadValue("timeout must be a positive number of seconds");
+  if (const char* blocking = std::getenv("NCCL_COMM_BLOCKING"); blocking && std::strcmp(blocking, "1") == 0)
+    throw BadValue("NCCL_COMM_BLOCKING=1 makes NCCL wait inside its calls, where jiasu's timeouts cannot end a "
+                   "wait for a lost peer: unset it");
   require_gpu("jiasu.distributed needs a GPU");
   if (device < 0 || device >= device_count())
     throw BadValue("device " + std::to_string(device) + " does not exist (" + std::to_string(device_count()) +
@@ -141,18 +157,30 @@ void Communicator::raise_failure_locked() {
   throw DistributedError(failure_->message, failure_->code);
 }
 
-NcclComm Communicator::usable_handle() {
-  std::lock_guard lock(mutex_);
-  if (failure_) raise_failure_locked();
-  return handle_;
-}
-
 void Communicator::fail_locked(Failure failure) {
   if (failure_) return;
   failure_ = std::move(failure);
   work_.clear();
-  // Another thread may be inside an NCCL call on this handle: ncclCommAbort is how NCCL ends such a call.
+  if (calls_in_flight_ > 0) abort_pending_ = true;
+  else abort_locked();
+}
+
+void Communicator::abort_locked() {
+  abort_pending_ = false;
   if (NcclComm handle = std::exchange(handle_, nullptr)) nccl::api().ncclCommAbort(handle);
+}
+
+NcclComm Communicator::begin_call() {
+  std::lock_guard lock(mutex_);
+  if (failure_) raise_failure_locked();
+  if (!handle_) throw DistributedError("the communicator of " + where() + " was destroyed");
+  ++calls_in_flight_;
+  return handle_;
+}
+
+void Communicator::end_call() {
+  std::lock_guard lock(mutex_);
+  if (--calls_in_flight_ == 0 && abort_pending_) abort_locked();
 }
 
 void Communicator::wait_ready(const char* what, Clock::time_point deadline) {
@@ -192,40 +220,48 @@ void Communicator::record_pending() {
       w.done = std::make_unique<Event>(device_, false);
     }
     w.done->record(w.stream);
+    w.deadline = deadline_after(timeout_s_);
   }
 }
 
 template <typename Call>
 void Communicator::run(const char* what, cu::CUstream stream, const Call& call) {
+  refuse_in_capture("a collective");  // its completion is watched through events, which a graph does not run
   stream = work_stream(stream);
-  NcclComm handle;
+  const NcclComm handle = begin_call();
   {
     std::lock_guard lock(mutex_);
-    if (failure_) raise_failure_locked();
-    handle = handle_;
-    work_.push_back({what, deadline_after(timeout_s_), stream, nullptr});
+    work_.push_back({what, Clock::time_point::max(), stream, nullptr});
   }
-  activate(device_);
-  const NcclResult r = call(handle);
-  if (r != nccl::kSuccess && r != nccl::kInProgress) {
-    std::lock_guard lock(mutex_);
-    if (failure_) raise_failure_locked();  // the watchdog aborted the call
-    work_.pop_back();
-    throw DistributedError(std::string(what) + " on " + where() + " failed: " + nccl::error_text(r, handle), r);
+  bool queued = false;
+  try {
+    activate(device_);
+    const NcclResult r = call(handle, stream);
+    if (r != nccl::kSuccess && r != nccl::kInProgress) {
+      std::lock_guard lock(mutex_);
+      if (failure_) raise_failure_locked();  // the watchdog failed the communicator meanwhile
+      work_.pop_back();
+      throw DistributedError(std::string(what) + " on " + where() + " failed: " + nccl::error_text(r, handle), r);
+    }
+    if (open_group.depth > 0) {  // issued at the group's end, which also ends this call
+      open_group.touched.push_back(shared_from_this());
+      queued = true;
+      return;
+    }
+    if (r == nccl::kInProgress) wait_ready(what, deadline_after(timeout_s_));
+    record_pending();
+  } catch (...) {
+    if (!queued) end_call();
+    throw;
   }
-  if (open_group.depth > 0) {  // queued at the group's end
-    open_group.touched.push_back(shared_from_this());
-    return;
-  }
-  if (r == nccl::kInProgress) wait_ready(what, deadline_after(timeout_s_));
-  record_pending();
+  end_call();
 }
 
 void Communicator::all_reduce(const Array& x, const Array& out, nccl::ReduceOp op, cu::CUstream stream) {
   check_buffer(x, device_, "x");
   check_out(x, out, x.shape(), device_);
   check_agreement("all_reduce", x, op, -1, stream);
-  run("all_reduce", stream, [&](NcclComm h) {
+  run("all_reduce", stream, [&](NcclComm h, cu::CUstream stream) {
     return nccl::api().ncclAllReduce(ptr(x), mutable_ptr(out), x.size(), nccl::data_type(x.dtype()), op, h, stream);
   });
 }
@@ -234,7 +270,7 @@ void Communicator::broadcast(const Array& x, int root, cu::CUstream stream) {
   check_buffer(x, device_, "x");
   check_peer(root, "root");
   check_agreement("broadcast", x, -1, root, stream);
-  run("broadcast", stream, [&](NcclComm h) {
+  run("broadcast", stream, [&](NcclComm h, cu::CUstream stream) {
     return nccl::api().ncclBroadcast(ptr(x), mutable_ptr(x), x.size(), nccl::data_type(x.dtype()), root, h, stream);
   });
 }
@@ -244,7 +280,7 @@ void Communicator::reduce(const Array& x, const Array& out, nccl::ReduceOp op, i
   check_out(x, out, x.shape(), device_);
   check_peer(root, "root");
   check_agreement("reduce", x, op, root, stream);
-  run("reduce", stream, [&](NcclComm h) {
+  run("reduce", stream, [&](NcclComm h, cu::CUstream stream) {
     return nccl::api().ncclReduce(ptr(x), mutable_ptr(out), x.size(), nccl::data_type(x.dtype()), op, root, h,
                                   stream);
   });
@@ -274,7 +310,7 @@ void Communicator::all_gather(const Array& x, const Array& out, cu::CUstream str
   check_buffer(x, device_, "x");
   check_out(x, out, gathered_shape(x.shape()), device_);
   check_agreement("all_gather", x, -1, -1, stream);
-  run("all_gather", stream, [&](NcclComm h) {
+  run("all_gather", stream, [&](NcclComm h, cu::CUstream stream) {
     return nccl::api().ncclAllGather(ptr(x), mutable_ptr(out), x.size(), nccl::data_type(x.dtype()), h, stream);
   });
 }
@@ -283,7 +319,7 @@ void Communicator::reduce_scatter(const Array& x, const Array& out, nccl::Reduce
   check_buffer(x, device_, "x");
   check_out(x, out, scattered_shape(x.shape()), device_);
   check_agreement("reduce_scatter", x, op, -1, stream);
-  run("reduce_scatter", stream, [&](NcclComm h) {
+  run("reduce_scatter", stream, [&](NcclComm h, cu::CUstream stream) {
     return nccl::api().ncclReduceScatter(ptr(x), mutable_ptr(out), out.size(), nccl::data_type(x.dtype()), op, h,
                                          stream);
   });
@@ -298,23 +334,24 @@ void Communicator::all_to_all(const Array& x, const Array& out, cu::CUstream str
   const size_t count = static_cast<size_t>(x.size() / world_size_);
   const int type = nccl::data_type(x.dtype());
   check_agreement("all_to_all", x, -1, -1, stream);
-  run("all_to_all", stream, [&](NcclComm h) {
+  run("all_to_all", stream, [&](NcclComm h, cu::CUstream stream) {
     const nccl::Api& api = nccl::api();
+    auto queued = [](NcclResult r) { return r == nccl::kSuccess || r == nccl::kInProgress; };
     NcclResult r = api.ncclGroupStart();
-    for (int peer = 0; peer < world_size_ && r == nccl::kSuccess; ++peer) {
+    for (int peer = 0; peer < world_size_ && queued(r); ++peer) {
       r = api.ncclSend(reinterpret_cast<const char*>(ptr(x)) + peer * block_bytes, count, type, peer, h, stream);
-      if (r == nccl::kSuccess)
+      if (queued(r))
         r = api.ncclRecv(reinterpret_cast<char*>(mutable_ptr(out)) + peer * block_bytes, count, type, peer, h, stream);
     }
     const NcclResult end = api.ncclGroupEnd();
-    return r != nccl::kSuccess ? r : end;
+    return queued(r) ? end : r;
   });
 }
 
 void Communicator::send(const Array& x, int peer, cu::CUstream stream) {
   check_buffer(x, device_, "x");
   check_peer(peer, "peer");
-  run("send", stream, [&](NcclComm h) {
+  run("send", stream, [&](NcclComm h, cu::CUstream stream) {
     return nccl::api().ncclSend(ptr(x), x.size(), nccl::data_type(x.dtype()), peer, h, stream);
   });
 }
@@ -322,7 +359,7 @@ void Communicator::send(const Array& x, int peer, cu::CUstream stream) {
 void Communicator::recv(const Array& x, int peer, cu::CUstream stream) {
   check_buffer(x, device_, "x");
   check_peer(peer, "peer");
-  run("recv", stream, [&](NcclComm h) {
+  run("recv", stream, [&](NcclComm h, cu::CUstream stream) {
     return nccl::api().ncclRecv(mutable_ptr(x), x.size(), nccl::data_type(x.dtype()), peer, h, stream);
   });
 }
@@ -343,7 +380,7 @@ void Communicator::check_agreement(const char* what, const Array& x, int op, int
   }
   stream = work_stream(stream);
   call_record_->copy_from_host(mine, stream, true);
-  run("the argument check", stream, [&](NcclComm h) {
+  run("the argument check", stream, [&](NcclComm h, cu::CUstream stream) {
     return nccl::api().ncclAllGather(ptr(*call_record_), mutable_ptr(*call_records_), kFields,
                                      nccl::data_type(DType::Int64), h, stream);
   });
@@ -388,6 +425,7 @@ void Communicator::barrier(cu::CUstream stream) {
 }
 
 void Communicator::synchronize() {
+  if (open_group.depth > 0) throw BadValue("synchronize() cannot be part of a group: the group's work is issued at its end");
   watch_interrupts();
   for (int round = 0;; ++round) {
     watch();
@@ -417,7 +455,8 @@ void Communicator::watch() {
     activate(device_);
     while (!work_.empty()) {
       Work& w = work_.front();
-      if (w.done && w.done->done()) {
+      if (!w.done) break;  // still in an open group: not on the GPU yet
+      if (w.done->done()) {
         spare_events_.push_back(std::move(w.done));
         work_.pop_front();
         continue;
@@ -435,19 +474,27 @@ void Communicator::watch() {
 
 std::shared_ptr<Communicator> Communicator::split(int color, int key) {
   if (open_group.depth > 0) throw BadValue("split() cannot be part of a group");
-  NcclComm parent = usable_handle();
   constexpr int kNoColor = -1;  // NCCL_SPLIT_NOCOLOR
   nccl::NcclConfig config = non_blocking_config();
-  NcclComm child = nullptr;
+  // In non-blocking mode NCCL writes the new communicator at the end of its own job, after ncclCommSplit has
+  // returned: the slot lives on the heap, and is left to NCCL (leaked) if the wait for it fails.
+  auto* child = new NcclComm(nullptr);
   const Clock::time_point deadline = deadline_after(timeout_s_);
-  activate(device_);
-  const NcclResult r = nccl::api().ncclCommSplit(parent, color < 0 ? kNoColor : color, key, &child, &config);
-  nccl::check(r, "ncclCommSplit", parent);
-  if (!child) {
-    wait_ready("split", deadline);
-    return nullptr;
+  const NcclComm parent = begin_call();
+  try {
+    activate(device_);
+    nccl::check(nccl::api().ncclCommSplit(parent, color < 0 ? kNoColor : color, key, child, &config),
+                "ncclCommSplit", parent);
+    wait_ready("split", deadline);  // the parent is in progress until the child is made
+  } catch (...) {
+    end_call();
+    throw;
   }
-  std::shared_ptr<Communicator> comm = joined(child, device_, timeout_s_, deadline);
+  end_call();
+  const NcclComm made = *child;
+  delete child;
+  if (!made) return nullptr;  // this rank passed no color
+  std::shared_ptr<Communicator> comm = joined(made, device_, timeout_s_, deadline);
   comm->check_calls_ = check_calls_;
   return comm;
 }
@@ -458,6 +505,7 @@ void Communicator::abort() {
 }
 
 void Communicator::destroy() {
+  if (open_group.depth > 0) throw BadValue("destroy() cannot be part of a group: the group's work is issued at its end");
   try {
     synchronize();
   } catch (const DistributedError&) {
@@ -497,17 +545,25 @@ void group_end() {
   }
   auto touched = std::move(open_group.touched);
   open_group.touched.clear();
+  // Every call of the group ends here, even when one communicator fails: the first error is raised after.
+  std::exception_ptr first_error;
   for (auto& comm : touched) {
-    if (r != nccl::kSuccess && r != nccl::kInProgress) {  // nothing of the group was queued
-      std::lock_guard lock(comm->mutex_);
-      auto& work = comm->work_;
-      work.erase(std::remove_if(work.begin(), work.end(), [](const Communicator::Work& w) { return !w.done; }),
-                 work.end());
-      continue;
+    try {
+      if (r != nccl::kSuccess && r != nccl::kInProgress) {  // nothing of the group was queued
+        std::lock_guard lock(comm->mutex_);
+        auto& work = comm->work_;
+        work.erase(std::remove_if(work.begin(), work.end(), [](const Communicator::Work& w) { return !w.done; }),
+                   work.end());
+      } else {
+        if (r == nccl::kInProgress) comm->wait_ready("the group", deadline_after(comm->timeout_s_));
+        comm->record_pending();
+      }
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
     }
-    if (r == nccl::kInProgress) comm->wait_ready("the group", deadline_after(comm->timeout_s_));
-    comm->record_pending();
+    comm->end_call();
   }
+  if (first_error) std::rethrow_exception(first_error);
   nccl::check(r, "ncclGroupEnd");
 }
 

@@ -83,7 +83,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   Communicator(nccl::NcclComm handle, int rank, int world_size, int device, double timeout_s);
   struct Work {
     std::string what;  // "all_reduce", for messages
-    std::chrono::steady_clock::time_point deadline;
+    std::chrono::steady_clock::time_point deadline;  // set when the work is recorded (a group's, at its end)
     cu::CUstream stream;
     std::unique_ptr<Event> done;  // null until recorded: the call is still in NCCL, or in an open group
   };
@@ -98,17 +98,23 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   static std::shared_ptr<Communicator> joined(nccl::NcclComm handle, int device, double timeout_s,
                                               std::chrono::steady_clock::time_point deadline);
 
-  // Runs one NCCL call as tracked work: `call` enqueues it on `stream` with the handle it is given.
+  // Runs one NCCL call as tracked work: `call(handle, stream)` enqueues it on the stream work goes to.
   template <typename Call>
   void run(const char* what, cu::CUstream stream, const Call& call);
-  nccl::NcclComm usable_handle();  // throws the failure, or that the communicator was destroyed
+  // NCCL frees a communicator in ncclCommAbort, so an abort must not overlap an NCCL call on it from another
+  // thread: while calls are in flight (begun, or queued in an open group) the watchdog's abort is deferred to the
+  // end of the last one. Returns the handle to call with (throws the failure, if any).
+  nccl::NcclComm begin_call();
+  void end_call();
   [[noreturn]] void raise_failure_locked();
   // Waits (polling) until NCCL has finished queuing or connecting; throws on an error or at the deadline.
   void wait_ready(const char* what, std::chrono::steady_clock::time_point deadline);
   // Records the done events of this communicator's unrecorded work (at the end of a call or group).
   void record_pending();
-  // Marks the communicator failed (the first reason wins) and aborts it. Holds mutex_.
+  // Marks the communicator failed (the first reason wins) and aborts it, or has the last call in flight abort it.
+  // Holds mutex_.
   void fail_locked(Failure failure);
+  void abort_locked();  // ncclCommAbort now; the handle is gone after it. Holds mutex_.
   std::string where() const;  // "rank 1 of 2"
   void check_peer(int peer, const char* what) const;  // BadValue outside 0..world_size-1
   // Debug mode: before a collective, every rank's (call, dtype, count, op, root) is gathered and compared; ranks
@@ -126,6 +132,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int rank_, world_size_, device_;
   double timeout_s_;
   bool check_calls_ = false;
+  int calls_in_flight_ = 0;     // guarded by mutex_
+  bool abort_pending_ = false;  // guarded by mutex_
 };
 
 // with jiasu.distributed.group(): NCCL calls between group_start and group_end (of any communicator of this

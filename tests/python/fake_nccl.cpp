@@ -4,9 +4,13 @@
 // per communicator) writes the rank's send buffer to <comm folder>/<seq>.<rank> (a temporary name, then a rename),
 // waits, polling, until every rank's file exists, and computes this rank's result with NCCL's reduction semantics
 // (float16 and bfloat16 through float). A send writes p2p.<from>.<to>.<n>, which the matching receive waits for.
-// A call blocks until its peers arrive; it gives up with an error when ncclCommAbort is called from another thread
-// or after $JIASU_FAKE_NCCL_WAIT_S seconds (default 60). ncclCommGetAsyncError reports ncclInProgress twice after
-// an init or a split, as a non-blocking NCCL may. For tests: fake_nccl_last_call() gives the last collective's
+// As NCCL in non-blocking mode, no call waits for the peers: a call writes its file and returns ncclInProgress
+// until the peers' files are there, and ncclCommGetAsyncError (or a later call) finishes the work queued so far, in
+// order, as far as they allow; ncclGroupEnd of a group that issued calls returns ncclInProgress. Work that waits
+// longer than $JIASU_FAKE_NCCL_WAIT_S seconds (default 60) fails with ncclRemoteError, and an aborted
+// communicator's with ncclInternalError. Every call holds one lock, as the work queues are shared with the
+// watchdog's polling thread. ncclCommGetAsyncError also reports ncclInProgress twice after an init or a
+// split. For tests: fake_nccl_last_call() gives the last collective's
 // (datatype, op, count) and the blocking field of the last config; fake_nccl_fail_async(code) makes every
 // communicator report an asynchronous error.
 #include <sys/stat.h>
@@ -21,8 +25,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,9 +56,13 @@ struct Comm {
   std::atomic<bool> aborted{false};
   std::atomic<int> init_polls{2};
   std::map<int, uint64_t> sent, received;  // per peer
+  std::deque<std::function<Result()>> pending;  // issued work: each returns kInProgress until it can finish
+  std::chrono::steady_clock::time_point stalled_since;  // when the work at the front started waiting
 };
 
+std::recursive_mutex api_mutex;  // NCCL's calls may come from several threads (jiasu's watchdog polls)
 std::string last_error;
+int calls_in_group = 0, group_depth = 0;
 std::atomic<int> injected_error{kSuccess};
 int last_datatype = -1, last_op = -1, last_blocking = 0;
 size_t last_count = 0;
@@ -87,34 +99,69 @@ void write_file(const std::string& path, const void* data, size_t bytes) {
   std::rename(temporary.c_str(), path.c_str());
 }
 
-// Waits until `path` exists and reads it; an error when the communicator is aborted or the wait is too long.
-Result read_when_there(Comm* comm, const std::string& path, std::vector<char>& bytes) {
-  const auto start = std::chrono::steady_clock::now();
-  const double limit = wait_limit_s();
-  while (access(path.c_str(), F_OK) != 0) {
-    if (comm->aborted) {
-      last_error = "fake NCCL: the communicator was aborted";
-      return kInternalError;
-    }
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit) {
-      last_error = "fake NCCL: rank " + std::to_string(comm->rank) + " waited too long for " + path;
-      return kRemoteError;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+// Reads `path` into `bytes`; kInProgress while it does not exist yet.
+Result try_read(const std::string& path, std::vector<char>& bytes) {
+  if (access(path.c_str(), F_OK) != 0) return kInProgress;
   std::ifstream in(path, std::ios::binary);
   bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return kSuccess;
 }
 
-// This rank's `bytes` bytes, then every rank's, by rank.
-Result exchange(Comm* comm, const void* data, size_t bytes, std::vector<std::vector<char>>& all) {
-  const std::string prefix = comm->dir + "/" + std::to_string(comm->seq++) + ".";
-  write_file(prefix + std::to_string(comm->rank), data, bytes);
-  all.assign(comm->nranks, {});
-  for (int r = 0; r < comm->nranks; ++r)
-    if (Result result = read_when_there(comm, prefix + std::to_string(r), all[r]); result != kSuccess) return result;
+// Finishes the communicator's queued work, in order, as far as the peers' files allow: kSuccess when all is done,
+// kInProgress while some waits, or the error that ended it.
+Result progress(Comm* comm) {
+  const auto now = std::chrono::steady_clock::now();
+  while (!comm->pending.empty()) {
+    if (comm->aborted) {
+      last_error = "fake NCCL: the communicator was aborted";
+      return kInternalError;
+    }
+    const Result result = comm->pending.front()();
+    if (result == kInProgress) {
+      if (std::chrono::duration<double>(now - comm->stalled_since).count() > wait_limit_s()) {
+        last_error = "fake NCCL: rank " + std::to_string(comm->rank) + " waited too long for its peers";
+        return kRemoteError;
+      }
+      return kInProgress;
+    }
+    comm->pending.pop_front();
+    comm->stalled_since = now;
+    if (result != kSuccess) return result;
+  }
   return kSuccess;
+}
+
+// Queues `finish` behind the communicator's other work and goes as far as it can now: what a non-blocking
+// NCCL call returns.
+Result issue(Comm* comm, std::function<Result()> finish) {
+  if (comm->pending.empty()) comm->stalled_since = std::chrono::steady_clock::now();
+  comm->pending.push_back(std::move(finish));
+  if (group_depth > 0) ++calls_in_group;
+  return progress(comm);
+}
+
+// One collective's files: this rank's is written when the exchange starts; gather() reads the others' as they come.
+struct Exchange {
+  std::string prefix;
+  std::vector<std::vector<char>> all;
+  std::vector<bool> got;
+  Result gather() {
+    for (size_t r = 0; r < all.size(); ++r) {
+      if (got[r]) continue;
+      if (try_read(prefix + std::to_string(r), all[r]) != kSuccess) return kInProgress;
+      got[r] = true;
+    }
+    return kSuccess;
+  }
+};
+
+std::shared_ptr<Exchange> exchange(Comm* comm, const void* data, size_t bytes) {
+  auto ex = std::make_shared<Exchange>();
+  ex->prefix = comm->dir + "/" + std::to_string(comm->seq++) + ".";
+  write_file(ex->prefix + std::to_string(comm->rank), data, bytes);
+  ex->all.assign(comm->nranks, {});
+  ex->got.assign(comm->nranks, false);
+  return ex;
 }
 
 float half_to_float(uint16_t h) {
@@ -257,11 +304,13 @@ Comm* new_comm(const std::string& dir, int rank, int nranks) {
 extern "C" {
 
 Result ncclGetVersion(int* version) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   *version = 22805;
   return kSuccess;
 }
 
 Result ncclGetUniqueId(char* id) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/jiasu-fake-nccl-XXXXXX";
   std::vector<char> path(pattern.begin(), pattern.end());
@@ -277,6 +326,7 @@ struct UniqueId {
 };
 
 Result ncclCommInitRankConfig(Comm** comm, int nranks, UniqueId id, int rank, Config* config) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (Result r = check_config(config); r != kSuccess) return r;
   if (nranks < 1 || rank < 0 || rank >= nranks || id.internal[0] != '/') return kInvalidArgument;
   *comm = new_comm(std::string(id.internal, strnlen(id.internal, 128)) + "/world", rank, nranks);
@@ -284,45 +334,54 @@ Result ncclCommInitRankConfig(Comm** comm, int nranks, UniqueId id, int rank, Co
 }
 
 Result ncclCommSplit(Comm* comm, int color, int key, Comm** new_comm_out, Config* config) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (Result r = check_config(config); r != kSuccess) return r;
   if (Result r = valid(comm, 2, -1); r != kSuccess) return r;
   const int mine[2] = {color, key};
   const uint64_t seq = comm->seq;
-  std::vector<std::vector<char>> all;
-  if (Result r = exchange(comm, mine, sizeof mine, all); r != kSuccess) return r;
-  *new_comm_out = nullptr;
-  if (color < 0) return kSuccess;
-  std::vector<std::pair<int, int>> members;  // (key, rank) of the ranks of this color
-  for (int r = 0; r < comm->nranks; ++r) {
-    int theirs[2];
-    std::memcpy(theirs, all[r].data(), sizeof theirs);
-    if (theirs[0] == color) members.emplace_back(theirs[1], r);
-  }
-  std::sort(members.begin(), members.end());
-  const int new_rank = static_cast<int>(std::find(members.begin(), members.end(), std::make_pair(key, comm->rank)) -
-                                        members.begin());
-  *new_comm_out = new_comm(comm->dir + "/split" + std::to_string(seq) + "." + std::to_string(color), new_rank,
-                           static_cast<int>(members.size()));
+  auto ex = exchange(comm, mine, sizeof mine);
+  *new_comm_out = nullptr;  // as NCCL, written when the split is done
+  issue(comm, [=]() -> Result {
+    if (Result r = ex->gather(); r != kSuccess) return r;
+    if (color < 0) return kSuccess;
+    std::vector<std::pair<int, int>> members;  // (key, rank) of the ranks of this color
+    for (int r = 0; r < comm->nranks; ++r) {
+      int theirs[2];
+      std::memcpy(theirs, ex->all[r].data(), sizeof theirs);
+      if (theirs[0] == color) members.emplace_back(theirs[1], r);
+    }
+    std::sort(members.begin(), members.end());
+    const int new_rank = static_cast<int>(
+        std::find(members.begin(), members.end(), std::make_pair(key, comm->rank)) - members.begin());
+    *new_comm_out = new_comm(comm->dir + "/split" + std::to_string(seq) + "." + std::to_string(color), new_rank,
+                             static_cast<int>(members.size()));
+    return kSuccess;
+  });
   return kInProgress;
 }
 
 Result ncclCommGetAsyncError(Comm* comm, Result* state) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (!comm) return kInvalidArgument;
   if (comm->init_polls > 0) {
     --comm->init_polls;
     *state = kInProgress;
-  } else {
+  } else if (injected_error != kSuccess) {
     *state = injected_error.load();
+  } else {
+    *state = progress(comm);
   }
   return kSuccess;
 }
 
 Result ncclCommCount(Comm* comm, int* count) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   *count = comm->nranks;
   return kSuccess;
 }
 
 Result ncclCommUserRank(Comm* comm, int* rank) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   *rank = comm->rank;
   return kSuccess;
 }
@@ -330,12 +389,14 @@ Result ncclCommUserRank(Comm* comm, int* rank) {
 Result ncclCommFinalize(Comm*) { return kSuccess; }
 
 Result ncclCommDestroy(Comm* comm) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   delete comm;
   return kSuccess;
 }
 
 // Not freed: another thread may be inside a call on it, which the flag ends.
 Result ncclCommAbort(Comm* comm) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (comm) comm->aborted = true;
   return kSuccess;
 }
@@ -349,75 +410,107 @@ const char* ncclGetErrorString(Result result) {
 
 const char* ncclGetLastError(Comm*) { return last_error.c_str(); }
 
-Result ncclGroupStart() { return kSuccess; }
-Result ncclGroupEnd() { return kSuccess; }
+Result ncclGroupStart() {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
+  if (group_depth++ == 0) calls_in_group = 0;
+  return kSuccess;
+}
+
+Result ncclGroupEnd() {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
+  if (group_depth == 0) return kInvalidUsage;
+  return --group_depth == 0 && calls_in_group > 0 ? kInProgress : kSuccess;
+}
 
 Result ncclAllReduce(const void* send, void* recv, size_t count, int datatype, int op, Comm* comm, void*) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (Result r = valid(comm, datatype, op); r != kSuccess) return r;
   remember(datatype, op, count);
-  std::vector<std::vector<char>> all;
-  if (Result r = exchange(comm, send, count * element_size(datatype), all); r != kSuccess) return r;
-  reduce_into(all, 0, count, datatype, op, recv);
-  return kSuccess;
+  auto ex = exchange(comm, send, count * element_size(datatype));
+  return issue(comm, [=] {
+    if (Result r = ex->gather(); r != kSuccess) return r;
+    reduce_into(ex->all, 0, count, datatype, op, recv);
+    return kSuccess;
+  });
 }
 
 Result ncclReduce(const void* send, void* recv, size_t count, int datatype, int op, int root, Comm* comm, void*) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (Result r = valid(comm, datatype, op); r != kSuccess) return r;
   remember(datatype, op, count);
-  std::vector<std::vector<char>> all;
-  if (Result r = exchange(comm, send, count * element_size(datatype), all); r != kSuccess) return r;
-  if (comm->rank == root) reduce_into(all, 0, count, datatype, op, recv);
-  return kSuccess;
+  auto ex = exchange(comm, send, count * element_size(datatype));
+  const bool is_root = comm->rank == root;
+  return issue(comm, [=] {
+    if (Result r = ex->gather(); r != kSuccess) return r;
+    if (is_root) reduce_into(ex->all, 0, count, datatype, op, recv);
+    return kSuccess;
+  });
 }
 
 Result ncclBroadcast(const void* send, void* recv, size_t count, int datatype, int root, Comm* comm, void*) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (Result r = valid(comm, datatype, -1); r != kSuccess) return r;
   remember(datatype, -1, count);
-  std::vector<std::vector<char>> all;
   const size_t bytes = count * element_size(datatype);
-  if (Result r = exchange(comm, send, comm->rank == root ? bytes : 0, all); r != kSuccess) return r;
-  std::memcpy(recv, all[root].data(), std::min(bytes, all[root].size()));
-  return kSuccess;
+  auto ex = exchange(comm, send, comm->rank == root ? bytes : 0);
+  return issue(comm, [=] {
+    if (Result r = ex->gather(); r != kSuccess) return r;
+    std::memcpy(recv, ex->all[root].data(), std::min(bytes, ex->all[root].size()));
+    return kSuccess;
+  });
 }
 
 Result ncclAllGather(const void* send, void* recv, size_t count, int datatype, Comm* comm, void*) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (Result r = valid(comm, datatype, -1); r != kSuccess) return r;
   remember(datatype, -1, count);
-  std::vector<std::vector<char>> all;
   const size_t bytes = count * element_size(datatype);
-  if (Result r = exchange(comm, send, bytes, all); r != kSuccess) return r;
-  for (int r = 0; r < comm->nranks; ++r) std::memcpy(static_cast<char*>(recv) + r * bytes, all[r].data(), bytes);
-  return kSuccess;
+  auto ex = exchange(comm, send, bytes);
+  return issue(comm, [=] {
+    if (Result r = ex->gather(); r != kSuccess) return r;
+    for (size_t r = 0; r < ex->all.size(); ++r)
+      std::memcpy(static_cast<char*>(recv) + r * bytes, ex->all[r].data(), bytes);
+    return kSuccess;
+  });
 }
 
 Result ncclReduceScatter(const void* send, void* recv, size_t count, int datatype, int op, Comm* comm, void*) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (Result r = valid(comm, datatype, op); r != kSuccess) return r;
   remember(datatype, op, count);
-  std::vector<std::vector<char>> all;
-  if (Result r = exchange(comm, send, count * comm->nranks * element_size(datatype), all); r != kSuccess) return r;
-  reduce_into(all, count * comm->rank, count, datatype, op, recv);
-  return kSuccess;
+  auto ex = exchange(comm, send, count * comm->nranks * element_size(datatype));
+  const size_t offset = count * comm->rank;
+  return issue(comm, [=] {
+    if (Result r = ex->gather(); r != kSuccess) return r;
+    reduce_into(ex->all, offset, count, datatype, op, recv);
+    return kSuccess;
+  });
 }
 
 Result ncclSend(const void* send, size_t count, int datatype, int peer, Comm* comm, void*) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (Result r = valid(comm, datatype, -1); r != kSuccess) return r;
   if (peer < 0 || peer >= comm->nranks) return kInvalidArgument;
   const uint64_t n = comm->sent[peer]++;
   write_file(comm->dir + "/p2p." + std::to_string(comm->rank) + "." + std::to_string(peer) + "." + std::to_string(n),
              send, count * element_size(datatype));
-  return kSuccess;
+  return issue(comm, [] { return kSuccess; });
 }
 
 Result ncclRecv(void* recv, size_t count, int datatype, int peer, Comm* comm, void*) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex);
   if (Result r = valid(comm, datatype, -1); r != kSuccess) return r;
   if (peer < 0 || peer >= comm->nranks) return kInvalidArgument;
   const uint64_t n = comm->received[peer]++;
-  std::vector<char> bytes;
   const std::string path =
       comm->dir + "/p2p." + std::to_string(peer) + "." + std::to_string(comm->rank) + "." + std::to_string(n);
-  if (Result r = read_when_there(comm, path, bytes); r != kSuccess) return r;
-  std::memcpy(recv, bytes.data(), std::min(bytes.size(), count * element_size(datatype)));
-  return kSuccess;
+  const size_t capacity = count * element_size(datatype);
+  return issue(comm, [=] {
+    std::vector<char> bytes;
+    if (Result r = try_read(path, bytes); r != kSuccess) return r;
+    std::memcpy(recv, bytes.data(), std::min(bytes.size(), capacity));
+    return kSuccess;
+  });
 }
 
 // For tests.
