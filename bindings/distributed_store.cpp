@@ -57,47 +57,53 @@ void bind_store(nb::module_& m) {
       .def_prop_ro("world_size",
                    [](const TcpStore& s) { return s.world_size() ? std::optional<int>(s.world_size()) : std::nullopt; })
       .def_prop_ro("is_master", &TcpStore::is_master)
-      .def_prop_ro("timeout", [](TcpStore& s) { return s.client().timeout(); })
+      .def_prop_ro("timeout", [](TcpStore& s) { return s.client()->timeout(); })
       .def("set",
            [](TcpStore& s, const std::string& key, nb::handle value) {
              std::string bytes = value_from(value);
+             auto client = s.client();
              nb::gil_scoped_release unlocked;
-             s.client().set(key, bytes);
+             client->set(key, bytes);
            },
            nb::arg("key"), nb::arg("value"))
       .def("get",
            [](TcpStore& s, const std::string& key) {
              std::string value;
+             auto client = s.client();
              {
                nb::gil_scoped_release unlocked;
-               value = s.client().get(key);
+               value = client->get(key);
              }
              return as_bytes(value);
            },
            nb::arg("key"), "The value under key (bytes), waiting for it up to the store's timeout.")
       .def("add",
            [](TcpStore& s, const std::string& key, int64_t amount) {
+             auto client = s.client();
              nb::gil_scoped_release unlocked;
-             return s.client().add(key, amount);
+             return client->add(key, amount);
            },
            nb::arg("key"), nb::arg("amount"))
       .def("check",
            [](TcpStore& s, const std::vector<std::string>& keys) {
+             auto client = s.client();
              nb::gil_scoped_release unlocked;
-             return s.client().check(keys);
+             return client->check(keys);
            },
            nb::arg("keys"))
       .def("delete_key",
            [](TcpStore& s, const std::string& key) {
+             auto client = s.client();
              nb::gil_scoped_release unlocked;
-             return s.client().delete_key(key);
+             return client->delete_key(key);
            },
            nb::arg("key"))
       .def("wait",
            [](TcpStore& s, const std::vector<std::string>& keys, nb::handle timeout) {
-             const double seconds = seconds_from(timeout, s.client().timeout());
+             auto client = s.client();
+             const double seconds = seconds_from(timeout, client->timeout());
              nb::gil_scoped_release unlocked;
-             s.client().wait(keys, seconds);
+             client->wait(keys, seconds);
            },
            nb::arg("keys"), nb::arg("timeout") = nb::none())
       .def("barrier",
@@ -106,9 +112,13 @@ void bind_store(nb::module_& m) {
              s.barrier(name);
            },
            nb::arg("name") = "barrier", "Waits until world_size ranks have reached this barrier.")
-      .def("close", &TcpStore::close)
+      .def("close", &TcpStore::close, nb::call_guard<nb::gil_scoped_release>(),
+           "Ends this rank's connection; the master's store first waits (up to 10 s) for the others to hang up.")
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__exit__", [](TcpStore& s, nb::args) { s.close(); });
+      .def("__exit__", [](TcpStore& s, nb::args) {
+        nb::gil_scoped_release unlocked;
+        s.close();
+      });
 }
 
 }  // namespace jiasu::py

@@ -3,9 +3,11 @@
 // that died is still noticed.
 #include "distributed/store.hpp"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <optional>
 
 #include "distributed/store_wire.hpp"
 #include "support/error.hpp"
@@ -35,7 +37,7 @@ std::string quoted_keys(const std::vector<std::string>& keys) {
 }  // namespace
 
 StoreClient::StoreClient(const std::string& host, int port, double timeout_s)
-    : timeout_s_(timeout_s), address_(host + ":" + std::to_string(port)) {
+    : host_(host), port_(port), timeout_s_(timeout_s), address_(host + ":" + std::to_string(port)) {
   check_timeout(timeout_s);
   socket_ = wire::connect_to(host, port, wire::deadline_after(timeout_s));
 }
@@ -44,12 +46,35 @@ StoreClient::~StoreClient() {
   if (socket_ >= 0) ::close(socket_);
 }
 
+void StoreClient::shut_down() {
+  if (const int fd = socket_.load(); fd >= 0) ::shutdown(fd, SHUT_RDWR);  // the fd is closed only under mutex_
+}
+
 std::vector<std::string> StoreClient::request(std::vector<std::string> message, double timeout_s) {
-  wire::send_message(socket_, message, address_);
-  auto reply = wire::receive_message(socket_, wire::deadline_after(timeout_s + kReplySlackS), address_, true);
-  if (!reply)
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (lost_) throw DistributedError("the connection to the store at " + address_ + " was lost earlier (rank 0, which "
+                                    "serves it, may have exited)");
+  if (socket_ < 0) socket_ = wire::connect_to(host_, port_, wire::deadline_after(timeout_s_));
+  std::optional<std::vector<std::string>> reply;
+  try {
+    wire::send_message(socket_, message, address_);
+    reply = wire::receive_message(socket_, wire::deadline_after(timeout_s + kReplySlackS), address_, true);
+  } catch (const Interrupted&) {
+    ::close(socket_.exchange(-1));  // the reply may still come: the next request makes a new connection
+    throw;
+  } catch (const DistributedTimeout&) {
+    ::close(socket_.exchange(-1));
+    throw;
+  } catch (...) {
+    lost_ = true;
+    ::close(socket_.exchange(-1));
+    throw;
+  }
+  if (!reply) {
+    lost_ = true;
     throw DistributedError("the store at " + address_ + " closed the connection (rank 0, which serves it, may have "
                            "exited)");
+  }
   if (reply->empty()) throw DistributedError("a malformed reply from the store at " + address_);
   if ((*reply)[0] == "error") throw DistributedError("the store at " + address_ + ": " + reply->back());
   return *reply;
@@ -95,12 +120,17 @@ void StoreClient::wait(const std::vector<std::string>& keys, double timeout_s) {
 
 void StoreClient::barrier(const std::string& name, int world_size) {
   if (world_size < 1) throw BadValue("a barrier needs a world size of at least 1, not " + std::to_string(world_size));
-  int64_t* passed = nullptr;
-  for (auto& entry : barriers_)
-    if (entry.first == name) passed = &entry.second;
-  if (!passed) passed = &barriers_.emplace_back(name, 0).second;
+  int64_t use = 0;
+  {
+    std::lock_guard<std::mutex> lock(barriers_mutex_);
+    int64_t* passed = nullptr;
+    for (auto& entry : barriers_)
+      if (entry.first == name) passed = &entry.second;
+    if (!passed) passed = &barriers_.emplace_back(name, 0).second;
+    use = (*passed)++;
+  }
   // Each use of the barrier has its own keys, so that a fast rank's next barrier cannot count as this one.
-  const std::string prefix = "jiasu/barrier/" + name + "/" + std::to_string((*passed)++);
+  const std::string prefix = "jiasu/barrier/" + name + "/" + std::to_string(use);
   if (add(prefix + "/arrived", 1) == world_size) return set(prefix + "/open", "1");  // the last to arrive
   try {
     wait({prefix + "/open"});
@@ -117,22 +147,29 @@ TcpStore::TcpStore(const std::string& host, int port, int world_size, bool is_ma
   if (world_size < 0) throw BadValue("a world size is at least 1, not " + std::to_string(world_size));
   if (is_master) server_ = std::make_unique<StoreServer>(port, kLingerS);
   port_ = server_ ? server_->port() : port;
-  client_ = std::make_unique<StoreClient>(host, port_, timeout_s);
+  client_ = std::make_shared<StoreClient>(host, port_, timeout_s);
 }
 
 void TcpStore::barrier(const std::string& name) {
   if (world_size_ < 1) throw BadValue("this store was made without a world_size, which a barrier needs");
-  client().barrier(name, world_size_);
+  client()->barrier(name, world_size_);
 }
 
-StoreClient& TcpStore::client() {
+std::shared_ptr<StoreClient> TcpStore::client() {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (!client_) throw BadValue("this store is closed");
-  return *client_;
+  return client_;
 }
 
 void TcpStore::close() {
-  client_.reset();
-  server_.reset();
+  std::unique_ptr<StoreServer> server;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (client_) client_->shut_down();
+    client_.reset();
+    server = std::move(server_);
+  }
+  server.reset();  // unlocked: it waits for the other ranks to hang up
 }
 
 }  // namespace jiasu::distributed

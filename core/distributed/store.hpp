@@ -4,8 +4,10 @@
 // raises DistributedTimeout, a server that went away raises DistributedError, Ctrl-C raises Interrupted.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,7 +30,9 @@ class StoreServer {
   std::unique_ptr<State> state_;
 };
 
-// One connection to a server. Not for concurrent use from several threads (the binding holds the GIL).
+// One connection to a server; requests from several threads take turns. A request that ended before its reply
+// (a timeout on this side, Ctrl-C) leaves the reply on the way, so the connection is dropped and the next request
+// makes a new one; once the server is gone, every request fails at once.
 class StoreClient {
  public:
   // Retries the connection until timeout_s has passed (rank 0's server may start after the others).
@@ -51,13 +55,20 @@ class StoreClient {
 
   double timeout() const { return timeout_s_; }
   const std::string& address() const { return address_; }  // "host:port", for messages
+  // Ends the request another thread may be waiting in (it raises); the client is not usable after.
+  void shut_down();
 
  private:
   std::vector<std::string> request(std::vector<std::string> message, double timeout_s);
 
-  int socket_ = -1;
+  std::mutex mutex_;  // one request at a time
+  std::atomic<int> socket_{-1};
+  bool lost_ = false;  // the server closed the connection or broke it: every later request fails at once
+  std::string host_;
+  int port_;
   double timeout_s_;
   std::string address_;
+  std::mutex barriers_mutex_;
   std::vector<std::pair<std::string, int64_t>> barriers_;  // how often each barrier was passed
 };
 
@@ -66,7 +77,7 @@ class TcpStore {
  public:
   // world_size: how many ranks a barrier waits for (0: unknown, then barrier() needs to be told).
   TcpStore(const std::string& host, int port, int world_size, bool is_master, double timeout_s);
-  StoreClient& client();  // throws BadValue once closed
+  std::shared_ptr<StoreClient> client();  // throws BadValue once closed
   // Closes the connection, and stops the server when this process runs it.
   void close();
   int port() const { return port_; }
@@ -75,8 +86,9 @@ class TcpStore {
   void barrier(const std::string& name);
 
  private:
+  std::mutex mutex_;  // guards client_ against close() from another thread
   std::unique_ptr<StoreServer> server_;  // declared first: destroyed after the client
-  std::unique_ptr<StoreClient> client_;
+  std::shared_ptr<StoreClient> client_;  // shared with the requests under way, which close() ends
   int port_;
   int world_size_;
   bool is_master_;

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -19,7 +20,8 @@ struct StoreServer::State {
   std::mutex mutex;
   std::condition_variable changed;
   std::map<std::string, std::string> values;
-  bool stopping = false;
+  bool closing = false;   // no new connections
+  bool stopping = false;  // the connections end
   int listener = -1;
   int port = 0;
   double linger_s = 0;
@@ -32,8 +34,9 @@ struct StoreServer::State {
 
   void accept_loop();
   void serve(size_t index);
-  std::vector<std::string> answer(const std::vector<std::string>& request);
-  bool wait_for(std::unique_lock<std::mutex>& lock, const std::vector<std::string>& keys, double timeout_ms);
+  std::vector<std::string> answer(const std::vector<std::string>& request, int socket);
+  bool wait_for(std::unique_lock<std::mutex>& lock, const std::vector<std::string>& keys, double timeout_ms,
+                int socket);
 };
 
 namespace {
@@ -46,7 +49,7 @@ bool all_present(const std::map<std::string, std::string>& values, const std::ve
 
 double number(const std::string& text) {
   try {
-    return std::stod(text);
+    return std::min(std::stod(text), 1e11);  // milliseconds: about three years at most, no overflow of the clock
   } catch (const std::exception&) {
     throw DistributedError("a malformed store request: '" + text + "' is not a number");
   }
@@ -58,7 +61,7 @@ void StoreServer::State::accept_loop() {
   for (;;) {
     const int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     std::lock_guard<std::mutex> lock(mutex);
-    if (stopping) {
+    if (closing) {
       if (client >= 0) ::close(client);
       return;
     }
@@ -77,7 +80,7 @@ void StoreServer::State::serve(size_t index) {
   const std::string peer = "a client of the store";
   try {
     while (auto request = wire::receive_message(socket, std::nullopt, peer, false))
-      wire::send_message(socket, answer(*request), peer);
+      wire::send_message(socket, answer(*request, socket), peer);
   } catch (const std::exception&) {
     // The client went away mid-message, or the server is stopping: either way this connection is over.
   }
@@ -87,14 +90,22 @@ void StoreServer::State::serve(size_t index) {
   changed.notify_all();  // the destructor may be waiting for the clients to hang up
 }
 
+// Waits until the keys exist (true), or the deadline passes, the server stops or the client hangs up (false): a
+// client that went away must not keep its request, and so the server's linger, waiting.
 bool StoreServer::State::wait_for(std::unique_lock<std::mutex>& lock, const std::vector<std::string>& keys,
-                                  double timeout_ms) {
+                                  double timeout_ms, int socket) {
   const auto deadline = wire::Clock::now() + std::chrono::duration_cast<wire::Clock::duration>(
                                                  std::chrono::duration<double, std::milli>(timeout_ms));
-  return changed.wait_until(lock, deadline, [&] { return stopping || all_present(values, keys, 0); }) && !stopping;
+  for (;;) {
+    const auto slice = std::min(deadline, wire::Clock::now() + std::chrono::milliseconds(100));
+    if (changed.wait_until(lock, slice, [&] { return stopping || all_present(values, keys, 0); })) return !stopping;
+    if (wire::Clock::now() >= deadline) return false;
+    char byte;
+    if (::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) return false;  // the client hung up
+  }
 }
 
-std::vector<std::string> StoreServer::State::answer(const std::vector<std::string>& request) {
+std::vector<std::string> StoreServer::State::answer(const std::vector<std::string>& request, int socket) {
   auto needs = [&](size_t parts) {
     if (request.size() < parts) throw DistributedError("a malformed store request");
   };
@@ -109,7 +120,7 @@ std::vector<std::string> StoreServer::State::answer(const std::vector<std::strin
   }
   if (command == "get") {  // get KEY TIMEOUT_MS
     needs(3);
-    if (!wait_for(lock, {request[1]}, number(request[2]))) return {"timeout"};
+    if (!wait_for(lock, {request[1]}, number(request[2]), socket)) return {"timeout"};
     return {"ok", values[request[1]]};
   }
   if (command == "add") {  // add KEY AMOUNT
@@ -134,7 +145,7 @@ std::vector<std::string> StoreServer::State::answer(const std::vector<std::strin
   }
   if (command == "wait") {  // wait TIMEOUT_MS KEY...
     needs(2);
-    if (!wait_for(lock, std::vector<std::string>(request.begin() + 2, request.end()), number(request[1])))
+    if (!wait_for(lock, std::vector<std::string>(request.begin() + 2, request.end()), number(request[1]), socket))
       return {"timeout"};
     return {"ok"};
   }
@@ -149,6 +160,15 @@ StoreServer::StoreServer(int port, double linger_s) : state_(std::make_unique<St
 }
 
 StoreServer::~StoreServer() {
+  // First no new connections (a rank that connects again, for its next init, waits for the next server), then
+  // the linger for the clients still connected, then the end of their connections.
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->closing = true;
+    ::shutdown(state_->listener, SHUT_RDWR);  // wakes accept()
+  }
+  state_->acceptor.join();
+  ::close(state_->listener);
   {
     std::unique_lock<std::mutex> lock(state_->mutex);
     state_->changed.wait_for(lock, std::chrono::duration<double>(state_->linger_s), [&] {
@@ -157,15 +177,12 @@ StoreServer::~StoreServer() {
       return true;
     });
     state_->stopping = true;
-    ::shutdown(state_->listener, SHUT_RDWR);  // wakes accept()
     for (const State::Connection& connection : state_->connections)
       if (connection.socket >= 0) ::shutdown(connection.socket, SHUT_RDWR);  // wakes recv()
     state_->changed.notify_all();  // wakes waiting requests
   }
-  state_->acceptor.join();
-  // No thread is added once stopping is set, so the list is stable here.
+  // No thread is added once the acceptor has returned, so the list is stable here.
   for (State::Connection& connection : state_->connections) connection.thread.join();
-  ::close(state_->listener);
 }
 
 int StoreServer::port() const { return state_->port; }

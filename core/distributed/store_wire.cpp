@@ -1,6 +1,7 @@
 #include "distributed/store_wire.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -72,6 +73,43 @@ bool read_exact(int socket, char* out, size_t bytes, Deadline deadline, const st
     }
     done += static_cast<size_t>(got);
   }
+  return true;
+}
+
+// Connects `fd` without blocking past the deadline (a host that drops the packets would hold a blocking connect
+// for minutes) or Ctrl-C; leaves the socket blocking. False with the reason in `error` when it did not connect.
+bool connect_before(int fd, const sockaddr* address, socklen_t size, Deadline deadline, std::string& error) {
+  const int flags = ::fcntl(fd, F_GETFL, 0);
+  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  int result = ::connect(fd, address, size);
+  if (result != 0 && errno == EINPROGRESS) {
+    pollfd entry{fd, POLLOUT, 0};
+    for (;;) {
+      int slice = kPollSliceMs;
+      if (deadline) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+        if (left <= 0) {
+          error = "timed out";
+          return false;
+        }
+        slice = static_cast<int>(std::min<long long>(left, kPollSliceMs));
+      }
+      const int ready = ::poll(&entry, 1, slice);
+      if (ready > 0) break;
+      if (ready < 0 && errno != EINTR) break;
+      if (interrupted()) throw Interrupted("interrupted while connecting to the store");
+    }
+    int failure = 0;
+    socklen_t length = sizeof failure;
+    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length);
+    errno = failure;
+    result = failure == 0 ? 0 : -1;
+  }
+  if (result != 0) {
+    error = std::strerror(errno);
+    return false;
+  }
+  ::fcntl(fd, F_SETFL, flags);
   return true;
 }
 
@@ -165,6 +203,7 @@ int connect_to(const std::string& host, int port, Deadline deadline) {
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   std::string last_error;
+  watch_interrupts();
   for (auto pause = std::chrono::milliseconds(10);; pause = std::min(pause * 2, std::chrono::milliseconds(500))) {
     addrinfo* found = nullptr;
     const int looked_up = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
@@ -174,13 +213,12 @@ int connect_to(const std::string& host, int port, Deadline deadline) {
       for (addrinfo* entry = found; entry; entry = entry->ai_next) {
         const int fd = ::socket(entry->ai_family, entry->ai_socktype | SOCK_CLOEXEC, entry->ai_protocol);
         if (fd < 0) continue;
-        if (::connect(fd, entry->ai_addr, entry->ai_addrlen) == 0) {
+        if (connect_before(fd, entry->ai_addr, entry->ai_addrlen, deadline, last_error)) {
           ::freeaddrinfo(found);
           const int one = 1;
           ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
           return fd;
         }
-        last_error = std::strerror(errno);
         ::close(fd);
       }
       ::freeaddrinfo(found);
@@ -188,7 +226,6 @@ int connect_to(const std::string& host, int port, Deadline deadline) {
     if (deadline && Clock::now() + pause >= *deadline)
       throw DistributedTimeout("could not reach the store at " + peer + " in time (" + last_error +
                                "): is rank 0 running, and are MASTER_ADDR and MASTER_PORT right?");
-    watch_interrupts();
     std::this_thread::sleep_for(pause);
     if (interrupted()) throw Interrupted("interrupted while connecting to the store at " + peer);
   }

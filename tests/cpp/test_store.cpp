@@ -79,6 +79,26 @@ TEST(Store, AddIsAtomicAcrossClients) {
   EXPECT_THROW(client.add("text", 1), DistributedError);
 }
 
+TEST(Store, ThreadsShareAClientAndCloseEndsTheirWaits) {
+  TcpStore master("127.0.0.1", 0, 1, true, 30);
+  std::shared_ptr<StoreClient> client = master.client();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&] {
+      for (int j = 0; j < 50; ++j) client->add("count", 1);
+    });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(client->add("count", 0), 200);
+  // A wait for a key that never comes ends when the store is closed, long before its 30 s timeout.
+  const auto start = steady_clock::now();
+  std::thread waiter([held = client] { EXPECT_THROW(held->get("never"), DistributedError); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  client.reset();
+  master.close();
+  waiter.join();
+  EXPECT_LT(seconds_since(start), 10.0);
+}
+
 TEST(Store, BarrierHoldsEveryRankUntilTheLastAndCanBeReused) {
   StoreServer server(0);
   constexpr int kRanks = 4, kRounds = 3;
@@ -122,7 +142,9 @@ TEST(Store, AServerThatWentAwayIsAnError) {
   EXPECT_THROW(client.get("never"), DistributedError);
   EXPECT_LT(seconds_since(start), 4.0);
   stopper.join();
-  EXPECT_THROW(client.set("k", "v"), DistributedError);
+  const auto again = steady_clock::now();
+  EXPECT_THROW(client.set("k", "v"), DistributedError);  // at once: no new connection is tried
+  EXPECT_LT(seconds_since(again), 1.0);
 }
 
 TEST(Store, NoServerMeansATimeoutNamingTheAddress) {
@@ -150,15 +172,19 @@ TEST(Store, TcpStoreServesItselfAndStopsOnClose) {
   std::thread peer([&] { other.barrier("start"); });
   master.barrier("start");
   peer.join();
-  other.client().set("x", "1");
-  EXPECT_EQ(master.client().get("x"), "1");
+  other.client()->set("x", "1");
+  EXPECT_EQ(master.client()->get("x"), "1");
   // Closing the master waits for the others to hang up (their last replies may still be on the way).
   std::thread hang_up([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     other.close();
   });
   const auto start = steady_clock::now();
-  master.close();
+  std::thread closer([&] { master.close(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // While it waits, it takes no new connections: a rank's next init must not find this store.
+  EXPECT_THROW(StoreClient("127.0.0.1", master.port(), 0.1), DistributedTimeout);
+  closer.join();
   EXPECT_GE(seconds_since(start), 0.25);
   EXPECT_LT(seconds_since(start), 5.0);
   hang_up.join();

@@ -368,3 +368,16 @@ def test_debug_mode_finds_calls_that_disagree(fakes, tmp_path):
         dist.destroy()
     """, JIASU_DISTRIBUTED_DEBUG="1")
     assert_all_ok(results)
+
+
+def test_init_again_after_destroy(fakes, tmp_path):
+    # Each init shares a new id; rank 0's store of the first one must not hand the old id to a fast peer.
+    results = run_world(fakes, tmp_path, 2, """
+        for round in range(3):
+            comm = dist.init(timeout=30)
+            a = gpu(np.full(4, comm.rank + round, np.float32))
+            expect(host(dist.all_reduce(a)), np.full(4, 1 + 2 * round), "float32")
+            dist.destroy()
+            assert not dist.is_initialized()
+    """)
+    assert_all_ok(results)

@@ -18,9 +18,11 @@ __all__ = ["Communicator", "TCPStore", "all_gather", "all_reduce", "all_to_all",
            "destroy_process_group", "get_rank", "get_world_size", "group", "init", "is_initialized", "recv",
            "reduce", "reduce_scatter", "send", "default_communicator"]
 
-UNIQUE_ID_KEY = "jiasu/nccl/unique_id"
 _default = None  # the Communicator made by init()
-_own_store = None  # the TCPStore init() made, if it made one
+_inits = 0  # init() calls so far: each shares its id under a key of its own, as every rank counts the same
+# The TCPStore init() made from the environment, kept for the process: closing rank 0's after destroy() would race a
+# peer's next init(), which could reach the old store before it closed.
+_own_store = None
 
 
 def _env_int(name, given):
@@ -49,13 +51,15 @@ def _exchange_id(rank, world_size, how, store, timeout):
         from mpi4py import MPI
         return MPI.COMM_WORLD.bcast(_core.distributed.unique_id() if rank == 0 else None, root=0)
     if store is None:
-        store = store_from_environment(rank, world_size, timeout)
-        _own_store = store  # rank 0's serves the others: kept until destroy()
+        if _own_store is None:
+            _own_store = store_from_environment(rank, world_size, timeout)
+        store = _own_store
+    key = f"jiasu/nccl/unique_id/{_inits}"  # a store passed again must not hand out the last init's id
     if rank == 0:
         unique_id = _core.distributed.unique_id()
-        store.set(UNIQUE_ID_KEY, unique_id)
+        store.set(key, unique_id)
         return unique_id
-    return bytes(store.get(UNIQUE_ID_KEY))
+    return bytes(store.get(key))
 
 
 def _id_exchange(how, world_size):
@@ -84,7 +88,7 @@ def init(rank=None, world_size=None, device=None, *, timeout=300.0, store=None, 
     MPI (id_exchange="mpi", through mpi4py). ``timeout`` (seconds or a timedelta) bounds joining and every
     collective. ``debug`` (default: $JIASU_DISTRIBUTED_DEBUG=1) compares every collective's arguments across the
     ranks before it runs, and raises ValueError on all of them when they disagree."""
-    global _default
+    global _default, _inits
     if _default is not None:
         raise RuntimeError("jiasu.distributed is already initialised; call destroy() first")
     rank = _env_int("RANK", rank)
@@ -105,6 +109,7 @@ def init(rank=None, world_size=None, device=None, *, timeout=300.0, store=None, 
         local_rank = _env_int("LOCAL_RANK", None)
         count = _core.device_count()
         device = local_rank if local_rank is not None else rank % max(count, 1)
+    _inits += 1
     unique_id = _exchange_id(rank, world_size, _id_exchange(id_exchange, world_size), store, float(timeout))
     _default = Communicator(_core.distributed.Communicator.create(unique_id, rank, world_size, device, float(timeout),
                                                                   _debug_from_environment(debug)))
@@ -133,13 +138,10 @@ def get_world_size():
 
 def destroy():
     """Waits for the default communicator's queued work and frees it; init() may be called again."""
-    global _default, _own_store
-    store, _own_store = _own_store, None
+    global _default
     if _default is not None:
         comm, _default = _default, None
         comm.destroy()
-    if store is not None:
-        store.close()
 
 
 destroy_process_group = destroy
@@ -189,8 +191,13 @@ for _f in (all_reduce, broadcast, reduce, all_gather, reduce_scatter, all_to_all
 def _at_exit():
     # Finish the default communicator's work, then stop the watchdog thread before the interpreter (and the CUDA
     # driver) go away; communicators still alive are aborted.
+    global _own_store
     try:
         destroy()
     except Exception:  # noqa: BLE001  (a failed communicator was aborted already; exit goes on)
         pass
-    _core.distributed.shutdown()
+    finally:  # also after Ctrl-C in destroy()
+        _core.distributed.shutdown()
+        if _own_store is not None:
+            _own_store, store = None, _own_store
+            store.close()  # rank 0's waits (at most 10 s) for the other ranks to hang up
