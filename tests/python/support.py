@@ -1,5 +1,7 @@
-"""Helpers shared by the Python tests: a fresh interpreter, and whether NVRTC is installed."""
+"""Helpers shared by the Python tests: a fresh interpreter, whether NVRTC is installed, and the stand-in CUDA
+libraries of the tests without a GPU."""
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -8,6 +10,24 @@ import numpy as np
 import pytest
 
 import jiasu
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+# The stand-in libcuda, whose device memory is host memory and whose launches do nothing.
+FAKE_DRIVER = os.path.join(ROOT, "tools", "launch-overhead", "fake_driver.cpp")
+
+
+def build_stand_ins(folder, sources):
+    """Compiles stand-in libraries ({file name: C++ source}) into `folder` and returns their paths in that order;
+    skips the test when there is no C++ compiler."""
+    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if not compiler:
+        pytest.skip("no C++ compiler to build the stand-in libraries")
+    paths = []
+    for name, source in sources.items():
+        paths.append(str(folder / name))
+        subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", paths[-1], source], check=True)
+    return paths
 
 
 def run_python(code, **env_overrides):

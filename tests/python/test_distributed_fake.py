@@ -5,7 +5,6 @@ whose device memory is host memory. Worlds of 2 and 3 processes run every collec
 mid-job makes the others raise DistributedTimeoutError instead of hanging. The real NCCL runs in
 tests/python/gpu/test_distributed_gpu.py."""
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -14,21 +13,13 @@ import time
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from support import FAKE_DRIVER, HERE, build_stand_ins
+
 
 @pytest.fixture(scope="module")
 def fakes(tmp_path_factory):
-    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    if not compiler:
-        pytest.skip("no C++ compiler to build the stand-in libraries")
-    folder = tmp_path_factory.mktemp("fake_gpu")
-    driver, nccl = folder / "libcuda.so.1", folder / "libnccl.so.2"
-    subprocess.run([compiler, "-O1", "-shared", "-fPIC", "-o", str(driver),
-                    os.path.join(ROOT, "tools", "launch-overhead", "fake_driver.cpp")], check=True)
-    subprocess.run([compiler, "-O1", "-shared", "-fPIC", "-o", str(nccl), os.path.join(HERE, "fake_nccl.cpp")],
-                   check=True)
-    return str(driver), str(nccl)
+    return build_stand_ins(tmp_path_factory.mktemp("fake_gpu"), {
+        "libcuda.so.1": FAKE_DRIVER, "libnccl.so.2": os.path.join(HERE, "fake_nccl.cpp")})
 
 
 PRELUDE = """

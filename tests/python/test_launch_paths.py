@@ -3,26 +3,18 @@ a stand-in libcuda whose device memory is host memory and whose launches do noth
 code: argument classification and its errors, launch-configuration checks, NumPy staging, array transfers.
 """
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FAKE_SOURCE = os.path.join(ROOT, "tools", "launch-overhead", "fake_driver.cpp")
+from support import FAKE_DRIVER, build_stand_ins
 
 
 @pytest.fixture(scope="module")
 def fake_driver(tmp_path_factory):
-    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    if not compiler:
-        pytest.skip("no C++ compiler to build the stand-in driver")
-    folder = tmp_path_factory.mktemp("fake_cuda")
-    library = folder / "libcuda.so.1"
-    subprocess.run([compiler, "-O1", "-shared", "-fPIC", "-o", str(library), FAKE_SOURCE], check=True)
-    return str(library)
+    return build_stand_ins(tmp_path_factory.mktemp("fake_cuda"), {"libcuda.so.1": FAKE_DRIVER})[0]
 
 
 @pytest.fixture(scope="module")

@@ -4,29 +4,19 @@ compute type) against a stand-in cuBLASLt (fake_cublaslt.cpp: it checks each des
 it and multiplies on the host in double precision) and the stand-in libcuda of tools/launch-overhead, whose
 device memory is host memory. The real library runs in tests/python/gpu/test_matmul_gpu.py."""
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from support import FAKE_DRIVER, HERE, build_stand_ins
 
 
 @pytest.fixture(scope="module")
 def fakes(tmp_path_factory):
-    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    if not compiler:
-        pytest.skip("no C++ compiler to build the stand-in libraries")
-    folder = tmp_path_factory.mktemp("fake_gpu")
-    driver, blaslt = folder / "libcuda.so.1", folder / "libcublasLt.so.13"
-    subprocess.run([compiler, "-O1", "-shared", "-fPIC", "-o", str(driver),
-                    os.path.join(ROOT, "tools", "launch-overhead", "fake_driver.cpp")], check=True)
-    subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(blaslt), os.path.join(HERE, "fake_cublaslt.cpp")],
-                   check=True)
-    return str(driver), str(blaslt)
+    return build_stand_ins(tmp_path_factory.mktemp("fake_gpu"), {
+        "libcuda.so.1": FAKE_DRIVER, "libcublasLt.so.13": os.path.join(HERE, "fake_cublaslt.cpp")})
 
 
 PRELUDE = """
