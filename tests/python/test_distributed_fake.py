@@ -372,3 +372,44 @@ def test_init_again_after_destroy(fakes, tmp_path):
             assert not dist.is_initialized()
     """)
     assert_all_ok(results)
+
+
+# Stand-ins for torch.distributed and mpi4py that broadcast through a TCPStore of their own (at $STANDIN_PORT), so
+# that the probe can see jiasu take the id from an initialised torch.distributed or from MPI, never from its own
+# store: MASTER_PORT is not set.
+STANDIN_MODULES = """
+import pickle, sys, types
+from jiasu.distributed import TCPStore
+_rank = int(os.environ["RANK"])
+_store = TCPStore("127.0.0.1", int(os.environ["STANDIN_PORT"]), 2, is_master=_rank == 0, timeout=30)
+calls = []
+def _bcast(obj, root):
+    calls.append(root)
+    if _rank == root:
+        _store.set("object", pickle.dumps(obj))
+        return obj
+    return pickle.loads(_store.get("object"))
+torch = types.ModuleType("torch")
+torch.distributed = types.ModuleType("torch.distributed")
+torch.distributed.is_available = lambda: True
+torch.distributed.is_initialized = lambda: True
+def broadcast_object_list(box, src=0):
+    box[0] = _bcast(box[0], src)
+torch.distributed.broadcast_object_list = broadcast_object_list
+mpi4py = types.ModuleType("mpi4py")
+mpi4py.MPI = types.SimpleNamespace(COMM_WORLD=types.SimpleNamespace(bcast=lambda obj, root=0: _bcast(obj, root)))
+sys.modules.update({"torch": torch, "torch.distributed": torch.distributed, "mpi4py": mpi4py})
+"""
+
+
+@pytest.mark.parametrize("how", [None, "mpi"])
+def test_the_id_through_torch_distributed_or_mpi(fakes, tmp_path, how):
+    results = run_world(fakes, tmp_path, 2, STANDIN_MODULES + textwrap.dedent(f"""
+        del os.environ["MASTER_PORT"]
+        comm = dist.init(timeout=30, id_exchange={how!r})  # None: torch.distributed is initialised, so through it
+        assert calls == [0], calls
+        a = gpu(np.full(3, comm.rank + 1, np.float32))
+        expect(host(dist.all_reduce(a)), np.full(3, 3.0), "float32")
+        dist.destroy()
+    """), STANDIN_PORT=str(free_port()))
+    assert_all_ok(results)
