@@ -99,11 +99,10 @@ nb::object recv(Communicator& c, nb::handle x, int peer, nb::handle stream) {
 
 void bind_distributed(nb::module_& m) {
   nb::module_ d = m.def_submodule("distributed", "NCCL communicators (core/distributed)");
-  d.def("unique_id", [] { 
-        const std::string id = distributed::new_unique_id();
-        return nb::bytes(id.data(), id.size());
-      },
-        "A fresh NCCL unique id (128 bytes): rank 0 makes it and shares it with the others.");
+  d.def("unique_id", [] {
+    const std::string id = distributed::new_unique_id();
+    return nb::bytes(id.data(), id.size());
+  }, "A fresh NCCL unique id (128 bytes): rank 0 makes it and shares it with the others.");
   d.def("group_start", &distributed::group_start);
   d.def("group_end", [] {
     nb::gil_scoped_release released;
@@ -113,7 +112,6 @@ void bind_distributed(nb::module_& m) {
     nb::gil_scoped_release released;
     distributed::shutdown();
   }, "Stops the watchdog and aborts the communicators still alive (at exit).");
-  d.def("nccl_version", [] { return nccl::api().version; });
 
   nb::class_<Communicator>(d, "Communicator")
       .def_static("create", [](nb::bytes id, int rank, int world_size, int device, double timeout, bool check_calls) {
@@ -144,14 +142,8 @@ void bind_distributed(nb::module_& m) {
         c.barrier(s);
       }, nb::arg("stream").none())
       .def("synchronize", &Communicator::synchronize, nb::call_guard<nb::gil_scoped_release>())
-      .def("split", [](Communicator& c, int color, int key) {
-        std::shared_ptr<Communicator> child;
-        {
-          nb::gil_scoped_release released;
-          child = c.split(color, key);
-        }
-        return child;
-      }, nb::arg("color"), nb::arg("key"))
+      .def("split", &Communicator::split, nb::arg("color"), nb::arg("key"),
+           nb::call_guard<nb::gil_scoped_release>())
       .def("abort", &Communicator::abort, nb::call_guard<nb::gil_scoped_release>())
       .def("destroy", &Communicator::destroy, nb::call_guard<nb::gil_scoped_release>());
 }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "distributed/deadline.hpp"
 #include "distributed/watchdog.hpp"
 #include "runtime/device.hpp"
 #include "runtime/graph.hpp"
@@ -20,13 +21,8 @@
 namespace jiasu::distributed {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using nccl::NcclComm;
 using nccl::NcclResult;
-
-Clock::time_point deadline_after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
 
 // Polls quickly at first (most waits are short), then every millisecond.
 void pause(int round) {

@@ -39,7 +39,7 @@ std::string quoted_keys(const std::vector<std::string>& keys) {
 StoreClient::StoreClient(const std::string& host, int port, double timeout_s)
     : host_(host), port_(port), timeout_s_(timeout_s), address_(host + ":" + std::to_string(port)) {
   check_timeout(timeout_s);
-  socket_ = wire::connect_to(host, port, wire::deadline_after(timeout_s));
+  socket_ = wire::connect_to(host, port, deadline_after(timeout_s));
 }
 
 StoreClient::~StoreClient() {
@@ -54,11 +54,11 @@ std::vector<std::string> StoreClient::request(std::vector<std::string> message, 
   std::lock_guard<std::mutex> lock(mutex_);
   if (lost_) throw DistributedError("the connection to the store at " + address_ + " was lost earlier (rank 0, which "
                                     "serves it, may have exited)");
-  if (socket_ < 0) socket_ = wire::connect_to(host_, port_, wire::deadline_after(timeout_s_));
+  if (socket_ < 0) socket_ = wire::connect_to(host_, port_, deadline_after(timeout_s_));
   std::optional<std::vector<std::string>> reply;
   try {
     wire::send_message(socket_, message, address_);
-    reply = wire::receive_message(socket_, wire::deadline_after(timeout_s + kReplySlackS), address_, true);
+    reply = wire::receive_message(socket_, deadline_after(timeout_s + kReplySlackS), address_, true);
   } catch (const Interrupted&) {
     ::close(socket_.exchange(-1));  // the reply may still come: the next request makes a new connection
     throw;

@@ -49,7 +49,7 @@ bool all_present(const std::map<std::string, std::string>& values, const std::ve
 
 double number(const std::string& text) {
   try {
-    return std::min(std::stod(text), 1e11);  // milliseconds: about three years at most, no overflow of the clock
+    return std::stod(text);
   } catch (const std::exception&) {
     throw DistributedError("a malformed store request: '" + text + "' is not a number");
   }
@@ -94,12 +94,11 @@ void StoreServer::State::serve(size_t index) {
 // client that went away must not keep its request, and so the server's linger, waiting.
 bool StoreServer::State::wait_for(std::unique_lock<std::mutex>& lock, const std::vector<std::string>& keys,
                                   double timeout_ms, int socket) {
-  const auto deadline = wire::Clock::now() + std::chrono::duration_cast<wire::Clock::duration>(
-                                                 std::chrono::duration<double, std::milli>(timeout_ms));
+  const Clock::time_point deadline = deadline_after(timeout_ms / 1000);
   for (;;) {
-    const auto slice = std::min(deadline, wire::Clock::now() + std::chrono::milliseconds(100));
+    const auto slice = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
     if (changed.wait_until(lock, slice, [&] { return stopping || all_present(values, keys, 0); })) return !stopping;
-    if (wire::Clock::now() >= deadline) return false;
+    if (Clock::now() >= deadline) return false;
     char byte;
     if (::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) return false;  // the client hung up
   }

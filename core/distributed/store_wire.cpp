@@ -115,11 +115,6 @@ bool connect_before(int fd, const sockaddr* address, socklen_t size, Deadline de
 
 }  // namespace
 
-Deadline deadline_after(double seconds) {
-  seconds = std::min(seconds, 1e8);  // about three years: far enough, and no overflow of the clock
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
 void send_message(int socket, const std::vector<std::string>& parts, const std::string& peer) {
   std::string bytes;
   put_u32(bytes, static_cast<uint32_t>(parts.size()));

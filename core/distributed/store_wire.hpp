@@ -3,17 +3,15 @@
 // string names the command; a reply's first string is "ok", "timeout" or "error", then the results.
 #pragma once
 
-#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "distributed/deadline.hpp"
+
 namespace jiasu::distributed::wire {
 
-using Clock = std::chrono::steady_clock;
 using Deadline = std::optional<Clock::time_point>;  // nullopt: wait for ever (the server's side)
-
-Deadline deadline_after(double seconds);
 
 // Throws DistributedError (naming `peer`) when the connection fails.
 void send_message(int socket, const std::vector<std::string>& parts, const std::string& peer);

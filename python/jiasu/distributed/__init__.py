@@ -62,7 +62,7 @@ def _exchange_id(rank, world_size, how, store, timeout):
     return bytes(store.get(key))
 
 
-def _id_exchange(how, world_size):
+def _id_exchange(how):
     if how not in (None, "store", "torch", "mpi"):
         raise ValueError(f"id_exchange must be 'store', 'torch', 'mpi' or None (automatic), not {how!r}")
     if how is None:
@@ -110,7 +110,7 @@ def init(rank=None, world_size=None, device=None, *, timeout=300.0, store=None, 
         count = _core.device_count()
         device = local_rank if local_rank is not None else rank % max(count, 1)
     _inits += 1
-    unique_id = _exchange_id(rank, world_size, _id_exchange(id_exchange, world_size), store, float(timeout))
+    unique_id = _exchange_id(rank, world_size, _id_exchange(id_exchange), store, float(timeout))
     _default = Communicator(_core.distributed.Communicator.create(unique_id, rank, world_size, device, float(timeout),
                                                                   _debug_from_environment(debug)))
     _core.set_device(device)
