@@ -18,7 +18,7 @@ struct Watchdog {
   std::condition_variable wake;
   std::vector<std::weak_ptr<Communicator>> watched;
   std::thread thread;
-  bool stopping = false;
+  bool stopping = false;  // set once, at exit: then no thread may start, as it would outlive the interpreter
 
   // The communicators still alive; forgets the others. Holds mutex.
   std::vector<std::shared_ptr<Communicator>> live() {
@@ -59,11 +59,9 @@ Watchdog& watchdog() {
 void watch_communicator(const std::weak_ptr<Communicator>& comm) {
   Watchdog& w = watchdog();
   std::lock_guard lock(w.mutex);
+  if (w.stopping) return;
   w.watched.push_back(comm);
-  if (!w.thread.joinable()) {
-    w.stopping = false;
-    w.thread = std::thread([&w] { w.loop(); });
-  }
+  if (!w.thread.joinable()) w.thread = std::thread([&w] { w.loop(); });
 }
 
 void shutdown() {

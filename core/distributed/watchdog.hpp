@@ -12,7 +12,8 @@ class Communicator;
 // Watches `comm` for as long as it lives; starts the thread at the first call.
 void watch_communicator(const std::weak_ptr<Communicator>& comm);
 // At exit: stops and joins the thread, and aborts the communicators still alive (their outstanding work was
-// waited for by the Python layer's exit hook). A later watch_communicator starts the thread again.
+// waited for by the Python layer's exit hook). Communicators made later are not watched: no thread may start
+// that could outlive the interpreter.
 void shutdown();
 
 }  // namespace jiasu::distributed
