@@ -5,7 +5,6 @@
 // in time, an asynchronous NCCL error, an abort) is aborted, and every later call on it raises the reason.
 #pragma once
 
-#include <chrono>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "array/array.hpp"
+#include "distributed/deadline.hpp"
 #include "runtime/nccl.hpp"
 
 namespace jiasu {
@@ -83,7 +83,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   Communicator(nccl::NcclComm handle, int rank, int world_size, int device, double timeout_s);
   struct Work {
     std::string what;  // "all_reduce", for messages
-    std::chrono::steady_clock::time_point deadline;  // set when the work is recorded (a group's, at its end)
+    Clock::time_point deadline;  // set when the work is recorded (a group's, at its end)
     cu::CUstream stream;
     std::unique_ptr<Event> done;  // null until recorded: the call is still in NCCL, or in an open group
   };
@@ -96,7 +96,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // A communicator NCCL is still connecting: waits until it is ready (or the deadline), then hands it to the
   // watchdog.
   static std::shared_ptr<Communicator> joined(nccl::NcclComm handle, int device, double timeout_s,
-                                              std::chrono::steady_clock::time_point deadline);
+                                              Clock::time_point deadline);
 
   // Runs one NCCL call as tracked work: `call(handle, stream)` enqueues it on the stream work goes to.
   template <typename Call>
@@ -108,7 +108,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   void end_call();
   [[noreturn]] void raise_failure_locked();
   // Waits (polling) until NCCL has finished queuing or connecting; throws on an error or at the deadline.
-  void wait_ready(const char* what, std::chrono::steady_clock::time_point deadline);
+  void wait_ready(const char* what, Clock::time_point deadline);
   // Records the done events of this communicator's unrecorded work (at the end of a call or group).
   void record_pending();
   // Marks the communicator failed (the first reason wins) and aborts it, or has the last call in flight abort it.
