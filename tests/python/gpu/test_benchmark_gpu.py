@@ -40,10 +40,11 @@ def test_gpu_time_of_a_kernel_of_known_duration(spin):
 
 
 def test_each_call_is_timed_alone(spin):
-    # The GPU is waited for after each call: a call's events do not include the previous call's work.
+    # The GPU is waited for after each call: a call's events do not include the previous call's work (which would
+    # make it nearly twice as long). 20 ms calls leave room for other processes' kernels on a shared GPU.
     done = jiasu.zeros(1, dtype=np.int32)
-    r = jiasu.benchmark(spin, 1, 32, (np.uint64(1_000_000), done), n_repeat=5, n_warmup=1)
-    assert (r.gpu.times < 1.9).all(), r.gpu.times
+    r = jiasu.benchmark(spin, 1, 32, (np.uint64(20_000_000), done), n_repeat=3, n_warmup=1)
+    assert (r.gpu.times >= 19.99).all() and (r.gpu.times < 38).all(), r.gpu.times
 
 
 def test_flush_l2(spin):
