@@ -96,6 +96,7 @@ std::string FunctionEmitter::emit() {
   if (fn_.is_kernel && !target_.kernel_name.empty()) name = target_.kernel_name;
   std::string signature = fn_.is_kernel ? target_.kernel_prefix + name
                                         : target_.function_prefix + c_type(fn_.return_type) + " " + name;
+  if (fn_.is_kernel && !target_.kernel_start.empty()) line(target_.kernel_start);
   declare_locals();
   block(fn_.body);
   return "// " + source_.file + ":" + std::to_string(fn_.loc.line) + "  " + comment_text(lines_.text(fn_.loc.line)) +

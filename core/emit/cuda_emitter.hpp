@@ -69,6 +69,8 @@ struct Target {
   // address, an unsigned char* expression.
   std::string dynamic_shared_declaration;
   std::string dynamic_shared_base;
+  // The first statement of a kernel ("" for none): on the GPU, the wait that lets a launch overlap the one before.
+  std::string kernel_start;
   // The first statement of every loop iteration ("" for none): the CPU backend checks for Ctrl-C there.
   std::string loop_check;
   // The qualifiers of a constant array's bytes, an `unsigned char` array aligned to 16.

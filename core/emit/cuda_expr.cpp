@@ -632,7 +632,8 @@ const Target& cuda_target() {
   static const Target target{"CUDA", "extern \"C\" __global__ void ", "", "__device__ ", "", "",
                              &fe::Builtin::cuda, cuda_grid_axis, cuda_shared_array,
                              "extern __shared__ __align__(16) unsigned char jiasu_dynamic_shared[];",
-                             "jiasu_dynamic_shared", "", "__device__ __align__(16) const unsigned char",
+                             "jiasu_dynamic_shared", "jiasu::wait_for_prior_grid();", "",
+                             "__device__ __align__(16) const unsigned char",
                              "__device__ ", "", ""};
   return target;
 }

@@ -33,7 +33,7 @@ std::string host_shared_array(const std::string& element, const std::string& nam
 const Target& host_target() {
   static const Target target{"host C++", "static void ", "jiasu_kernel_body", "static ",
                              "[[maybe_unused]] const jiasu::HostThread& jiasu_thread", "jiasu_thread", &fe::Builtin::host, host_grid_axis,
-                             host_shared_array, "", "jiasu::dynamic_shared_memory()", "jiasu::detail::poll_stop();",
+                             host_shared_array, "", "jiasu::dynamic_shared_memory()", "", "jiasu::detail::poll_stop();",
                              "alignas(16) static const unsigned char", "",
                              "#define __device__\n#define __host__\n#define __forceinline__ inline\n",
                              "#undef __device__\n#undef __host__\n#undef __forceinline__\n"};

@@ -85,6 +85,26 @@ inline void* const kLaunchParamEnd = reinterpret_cast<void*>(0x00);
 inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(0x01);
 inline void* const kLaunchParamBufferSize = reinterpret_cast<void*>(0x02);
 
+// cuLaunchKernelEx's configuration, with the one launch attribute jiasu sets (CUDA 11.8 ABI).
+constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
+struct CUlaunchAttribute {
+  int id = 0;
+  char pad[4] = {};
+  union {
+    char bytes[64];
+    int programmatic_stream_serialization_allowed;
+  } value = {};
+};
+struct CUlaunchConfig {
+  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+  CUstream stream;
+  CUlaunchAttribute* attributes;
+  unsigned attribute_count;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72 && offsetof(CUlaunchAttribute, value) == 8);
+static_assert(sizeof(CUlaunchConfig) == 56 && offsetof(CUlaunchConfig, stream) == 32 &&
+              offsetof(CUlaunchConfig, attributes) == 40 && offsetof(CUlaunchConfig, attribute_count) == 48);
+
 struct DriverApi {
 #define JIASU_CU(name, version, required, params) CUresult(*name) params = nullptr;
 #include "runtime/driver_api.def"

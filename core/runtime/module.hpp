@@ -80,6 +80,10 @@ class Kernel {
   void launch(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   // Every launch() of this kernel is cooperative: its code waits at grid barriers.
   void set_cooperative() { cooperative_ = true; }
+  // The kernel's code starts by waiting for the grid before it (griddepcontrol.wait), so that its launches into a
+  // graph this thread captures may overlap that grid (programmatic dependent launch): where the device (compute
+  // capability 9.0 and up) and the driver (cuLaunchKernelEx) allow it, they do.
+  void set_waits_for_prior_grid();
   // A launch whose blocks are all resident at once, so that they may wait for each other; false when the driver
   // cannot promise it (no cooperative launch, or the grid exceeds what fits), and nothing was launched.
   bool launch_cooperative(Dim3 grid, Dim3 block, class LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
@@ -97,6 +101,7 @@ class Kernel {
   void launch_profiled(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   cu::CUresult try_cooperative(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   void launch_grid_synced(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
+  void launch_overlapping(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
 
   std::shared_ptr<Module> module_;
   int device_;  // the module's, kept here for the launch path
@@ -106,6 +111,7 @@ class Kernel {
   KernelAttributes attributes_;
   size_t dynamic_shared_allowed_ = 48 * 1024;  // raised on demand, up to the device's opt-in limit
   bool cooperative_ = false;
+  bool overlaps_in_capture_ = false;  // set_waits_for_prior_grid() on a device and driver that allow it
   std::atomic<uint64_t> occupancy_answer_{0};    // shared_bytes * 2048 + block size; 0 before the first
 };
 

@@ -43,6 +43,7 @@ TEST_F(EmitCuda, TheSeedKernel) {
             "// k.py:2  def add(x, y, out):\n"
             "extern \"C\" __global__ void jiasu_kernel_add(jiasu::ArrayC<float, 1> x_, jiasu::ArrayC<float, 1> y_, "
             "jiasu::ArrayC<float, 1> out_) {\n"
+            "  jiasu::wait_for_prior_grid();\n"
             "  long long i_{};\n"
             "  // k.py:3  i = jiasu.grid(1)\n"
             "  i_ = ((long long)blockIdx.x * blockDim.x + threadIdx.x);\n"

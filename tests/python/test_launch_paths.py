@@ -504,6 +504,34 @@ def test_graphs_record_launches_and_replay_them(fake_driver, nvrtc, tmp_path):
     assert len(out) == 16, out
 
 
+def test_python_kernels_in_a_graph_may_overlap_the_kernel_before(fake_driver, nvrtc, tmp_path):
+    """A @jiasu.kernel's code starts by waiting for the grid before it, so inside jiasu.graph() it is launched with
+    the programmatic-stream-serialization attribute (the stand-in is of compute capability 9.0): the graph may start
+    it as that grid ends. Eager launches, and a RawKernel whose code does not wait, are launched the usual way."""
+    out = run_with_fake(fake_driver, tmp_path, textwrap.dedent(READ_LAST_LAUNCH) + textwrap.dedent("""
+        fake.jiasu_fake_last_launch_overlaps.restype = ctypes.c_int
+        overlaps = fake.jiasu_fake_last_launch_overlaps
+        raw = jiasu.RawKernel('extern "C" __global__ void f(float* x) {}', 'f')
+        x = jiasu.asarray(np.ones(8, np.float32))
+        y = jiasu.zeros(8, np.float32)
+        add[1, 8](x, x, y)
+        print("eager", overlaps(), "jiasu::wait_for_prior_grid();" in next(iter(add.inspect_cuda().values())))
+        with jiasu.graph() as g:
+            add[1, 8](x, x, y)
+            add[2, 8](x, y, y)
+        g.replay()
+        print("graph", overlaps(), last_launch()[0][0])
+        with jiasu.graph() as g:
+            add[1, 8](x, x, y)
+            raw(1, 8, (x,))
+        g.replay()
+        print("raw", overlaps())
+        add[1, 8](x, x, y)
+        print("after", overlaps())
+    """))
+    assert out == ["eager 0 True", "graph 1 2", "raw 0", "after 0"], out
+
+
 def test_profiles_record_gpu_launches(fake_driver, nvrtc, tmp_path):
     out = run_with_fake(fake_driver, tmp_path, """
         x = jiasu.asarray(np.ones(64, np.float32))

@@ -125,7 +125,8 @@ CUresult occupancy(int* blocks, void*, int, size_t) { *blocks = kResidentBlocks;
 CUresult elapsed(float* ms, void*, void*) { *ms = 0.001f; return kSuccess; }
 
 // The last launch, as tests read it back through jiasu_fake_last_launch: kernel, configuration and
-// parameter bytes (padding zeroed); whether it was cooperative, through jiasu_fake_last_launch_cooperative.
+// parameter bytes (padding zeroed); whether it was cooperative, through jiasu_fake_last_launch_cooperative, and
+// whether it may overlap the kernel before it, through jiasu_fake_last_launch_overlaps.
 struct Launch {
   void* function;
   unsigned config[7];  // grid x, y, z, block x, y, z, shared bytes
@@ -133,6 +134,7 @@ struct Launch {
   unsigned char params[4096];
   size_t size;
   bool cooperative;
+  bool overlaps;
 } last_launch;
 
 // Stream capture: launches on the capturing stream are recorded into the graph, not made; a graph launch makes
@@ -158,6 +160,7 @@ CUresult launch_kernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned 
   l.stream = stream;
   l.size = size;
   l.cooperative = false;
+  l.overlaps = false;
   std::memset(l.params, 0, size);
   if (params)
     for (size_t i = 0; i < layout.size(); ++i) std::memcpy(l.params + layout[i].offset, params[i], layout[i].size);
@@ -211,6 +214,30 @@ CUresult launch_cooperative(void* f, unsigned gx, unsigned gy, unsigned gz, unsi
   return r;
 }
 
+// cuLaunchKernelEx: a launch as above, which may carry the programmatic-stream-serialization attribute (id 6).
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union { char bytes[64]; int value; } value;
+};
+struct LaunchConfig {
+  unsigned config[7];
+  void* stream;
+  LaunchAttribute* attributes;
+  unsigned attribute_count;
+};
+CUresult launch_kernel_ex(const LaunchConfig* c, void* f, void** params, void** extra) {
+  const unsigned* g = c->config;
+  bool overlaps = false;
+  for (unsigned i = 0; i < c->attribute_count; ++i)
+    if (c->attributes[i].id == 6) overlaps = c->attributes[i].value.value != 0;
+    else return kInvalidValue;  // no other attribute is expected
+  const bool into_graph = captured && c->stream == capturing;
+  const CUresult r = launch_kernel(f, g[0], g[1], g[2], g[3], g[4], g[5], g[6], c->stream, params, extra);
+  if (r == kSuccess) (into_graph ? captured->back() : last_launch).overlaps = overlaps;
+  return r;
+}
+
 struct Entry {
   const char* name;
   void* fn;
@@ -231,7 +258,8 @@ const Entry kTable[] = {
     FN(cuModuleLoadData, load_module), FN(cuModuleUnload, unload_module), FN(cuModuleGetFunction, get_function),
     FN(cuFuncGetParamInfo, param_info), FN(cuFuncGetAttribute, func_attribute),
     FN(cuOccupancyMaxActiveBlocksPerMultiprocessor, occupancy), FN(cuLaunchKernel, launch_kernel),
-    FN(cuLaunchCooperativeKernel, launch_cooperative), FN(cuStreamBeginCapture, begin_capture),
+    FN(cuLaunchCooperativeKernel, launch_cooperative), FN(cuLaunchKernelEx, launch_kernel_ex),
+    FN(cuStreamBeginCapture, begin_capture),
     FN(cuStreamEndCapture, end_capture), FN(cuGraphGetNodes, graph_nodes), FN(cuGraphInstantiateWithFlags, graph_instantiate),
     FN(cuGraphExecUpdate, graph_update), FN(cuGraphLaunch, graph_launch), FN(cuGraphDestroy, graph_destroy),
     FN(cuGraphExecDestroy, graph_destroy),
@@ -263,6 +291,7 @@ size_t jiasu_fake_last_launch(void** function, unsigned* config, void** stream, 
 }
 
 int jiasu_fake_last_launch_cooperative() { return last_launch.cooperative; }
+int jiasu_fake_last_launch_overlaps() { return last_launch.overlaps; }
 int jiasu_fake_graph_launches() { return graph_launches; }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int, uint64_t, int* status) {

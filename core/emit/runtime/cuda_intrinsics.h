@@ -35,6 +35,15 @@ JIASU_FN long long dynamic_shared_bytes() {
   return bytes;
 }
 
+// The first statement of every kernel. A launch that may overlap the kernel before it (programmatic dependent
+// launch, compute capability 9.0 and up: graphs jiasu captures) waits here until that grid has finished and its
+// writes are visible; for any other launch it returns at once.
+JIASU_FN void wait_for_prior_grid() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // ---- Atomics: each returns the old value. int64 goes through CUDA's unsigned long long overloads
 // (two's complement makes add, exch and cas bit-identical).
 JIASU_FN unsigned long long* as_u64(long long* p) { return reinterpret_cast<unsigned long long*>(p); }
