@@ -101,6 +101,40 @@ def test_update_records_new_arrays_and_scalars_in_place():
     g.replay()
     np.testing.assert_array_equal(first.get(), host * 2 + 2)
     np.testing.assert_array_equal(second.get(), -host * 3)
+    with g.update():  # the same two kernels, whose second may overlap the first: updated in place
+        axpb[blocks(N), 256](first, np.float32(2), np.float32(0))
+        axpb[blocks(N), 256](first, np.float32(1), np.float32(-1))
+    assert g.updated and g.nodes == 2
+    g.replay()
+    np.testing.assert_array_equal(first.get(), (host * 2 + 2) * 2 - 1)
+    np.testing.assert_array_equal(second.get(), -host * 3)
+
+
+def test_python_kernels_after_fills_raw_kernels_and_array_operations():
+    """Each Python kernel recorded by jiasu.graph() may start as the node before it ends (on compute capability
+    9.0 and up); whatever that node is, the kernel must see its results: a fill, a RawKernel, an array operation
+    or another Python kernel, each reading what the one before wrote."""
+    host = np.linspace(-1, 1, N).astype(np.float32)
+    x = jiasu.asarray(host)
+    scale = jiasu.RawKernel(SCALE_SOURCE, "scale")
+
+    def work():
+        y = jiasu.zeros(N, np.float32)
+        axpb[blocks(N), 256](y, np.float32(1), np.float32(2))          # after a fill: 2
+        scale(blocks(N), 256, (y, np.float32(3), np.int32(N)))          # 6
+        axpb[blocks(N), 256](y, np.float32(0.5), np.float32(1))        # after a RawKernel: 4
+        z = y * x                                                        # 4x
+        axpb[blocks(N), 256](z, np.float32(2), np.float32(-1))         # after an array operation: 8x - 1
+        axpb[blocks(N), 256](z, np.float32(-1), np.float32(0))         # after a Python kernel: 1 - 8x
+        return z
+
+    eager = work().get()
+    np.testing.assert_allclose(eager, 1 - 8 * host.astype(np.float64), rtol=1e-6, atol=1e-6)
+    with jiasu.graph() as g:
+        z = work()
+    for _ in range(3):
+        g.replay()
+        np.testing.assert_array_equal(z.get(), eager)
 
 
 def test_a_graph_on_a_stream_of_its_own():
