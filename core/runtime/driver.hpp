@@ -85,7 +85,7 @@ inline void* const kLaunchParamEnd = reinterpret_cast<void*>(0x00);
 inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(0x01);
 inline void* const kLaunchParamBufferSize = reinterpret_cast<void*>(0x02);
 
-// cuLaunchKernelEx's configuration, with the one launch attribute jiasu sets (CUDA 11.8 ABI).
+// cuLaunchKernelEx's configuration as cuda.h lays it out, with the one launch attribute jiasu sets.
 constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
 struct CUlaunchAttribute {
   int id = 0;
