@@ -29,6 +29,7 @@ struct EmittedKernel {
   // the kernel ends; set for a debug kernel.
   bool device_errors = false;
   bool cooperative = false;        // launched cooperatively (fe::Function::cooperative)
+  bool waits_for_prior_grid = false;  // CUDA: the kernel starts with jiasu::wait_for_prior_grid()
   int64_t fiber_array_bytes = 0;   // host: the local arrays a fiber's stack holds beyond host_fiber_stack_bytes
   std::vector<AccessSite> access_sites;  // host, trace_accesses: HostAccess::site indexes it
 };

@@ -70,7 +70,7 @@ Kernel& Specialization::kernel(int device) {
   if (last && last->device() == device) return *last;
   Kernel* found = module_.kernel(emitted_.entry_name, device).get();  // the module keeps it alive
   if (cooperative()) found->set_cooperative();
-  found->set_waits_for_prior_grid();  // the CUDA emitter starts every kernel with that wait
+  if (emitted_.waits_for_prior_grid) found->set_waits_for_prior_grid();
   last_kernel_.store(found, std::memory_order_release);
   return *found;
 }

@@ -101,7 +101,8 @@ class Kernel {
   void launch_profiled(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   cu::CUresult try_cooperative(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
   void launch_grid_synced(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
-  void launch_overlapping(Dim3 grid, Dim3 block, LaunchArgs& args, size_t shared_bytes, cu::CUstream stream);
+  cu::CUresult launch_overlapping(Dim3 grid, Dim3 block, size_t shared_bytes, cu::CUstream stream, void** params,
+                                  void** extra);
 
   std::shared_ptr<Module> module_;
   int device_;  // the module's, kept here for the launch path
